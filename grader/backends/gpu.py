@@ -1,0 +1,89 @@
+"""The GPU backend: CuPy loads the NVRTC cubin (RawModule) and launches it on device 0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
+from grader.compiler import CompiledKernel
+from grader.results import DeviceInfo
+
+
+class GpuUnavailableError(Exception):
+    """No usable CUDA device; the message says why."""
+
+
+def _version(number: int) -> str:
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+class GpuBackend:
+    def __init__(self) -> None:
+        try:
+            import cupy
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise GpuUnavailableError(f"CuPy is not installed ({exc})") from None
+        self._cupy: Any = cupy
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:
+            raise GpuUnavailableError(f"no usable CUDA GPU: {_short(exc)}") from None
+        if count == 0:
+            raise GpuUnavailableError("no CUDA GPU found")
+        runtime = cupy.cuda.runtime
+        properties = runtime.getDeviceProperties(0)
+        self._cc = f"{properties['major']}{properties['minor']}"
+        name = properties["name"]
+        self._device = DeviceInfo(
+            backend="gpu",
+            name=name.decode() if isinstance(name, bytes) else str(name),
+            detail=f"sm_{self._cc}, driver {_version(runtime.driverGetVersion())}, "
+            f"CUDA runtime {_version(runtime.runtimeGetVersion())}, CuPy {cupy.__version__}",
+        )
+        self._modules: dict[str, Any] = {}
+
+    @property
+    def device(self) -> DeviceInfo:
+        return self._device
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self._cc}"
+
+    def _function(self, kernel: CompiledKernel) -> Any:
+        key = str(kernel.cubin_path)
+        if key not in self._modules:
+            module = self._cupy.RawModule(path=key)
+            self._modules[key] = module.get_function(kernel.symbol)
+        return self._modules[key]
+
+    def run_gemm(self, kernel: CompiledKernel, launch: GemmLaunch) -> GemmOutput:
+        cp = self._cupy
+        try:
+            function = self._function(kernel)
+            # Fresh device buffers on every launch, filled from the host: nothing left in the
+            # memory pool by an earlier launch can show through.
+            a, b, c = (cp.asarray(x) for x in (launch.a, launch.b, launch.c))
+            o = launch.offset
+            grid = (*launch.geometry.grid, 1)
+            block = (*launch.geometry.block, 1)
+            args = (a[o:], b[o:], c[o:], np.int32(launch.m), np.int32(launch.k), np.int32(launch.n))
+            function(grid, block, args)
+            cp.cuda.runtime.deviceSynchronize()
+            return GemmOutput(a=a.get(), b=b.get(), c=c.get())
+        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
+            raise KernelRuntimeError(_short(exc)) from None
+
+    def reference(self, a: FloatArray, b: FloatArray) -> tuple[DoubleArray, DoubleArray]:
+        cp = self._cupy
+        a64 = cp.asarray(a, dtype=cp.float64)
+        b64 = cp.asarray(b, dtype=cp.float64)
+        product = (a64 @ b64).get()
+        magnitude = (cp.abs(a64) @ cp.abs(b64)).get()
+        return product, magnitude
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

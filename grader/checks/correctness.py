@@ -1,0 +1,168 @@
+"""The correctness check: run the kernel on fresh random inputs inside guarded buffers, then
+compare every element with a float64 reference computed afterwards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from grader.backends.base import Backend, GemmLaunch, GemmOutput, Geometry
+from grader.checks.diagnosis import Analysis, describe_failure
+from grader.checks.tolerance import error_bound, within_bound
+from grader.compiler import CompiledKernel
+from grader.course import CaseSpec, ExerciseSpec, LaunchSpec, Shape
+from grader.results import CheckResult
+
+# C is filled with a *signalling* NaN with a payload before every launch. Copies keep its bits;
+# any arithmetic on it yields a different pattern (the GPU returns its canonical NaN, x86 sets the
+# quiet bit), so an element still holding exactly these bits was never written, and `C += x`
+# shows up as NaN rather than as "never written".
+POISON_BITS = np.uint32(0x7F80BEEF)
+# C's guard regions hold another payload; any change there is a write outside C.
+SENTINEL_BITS = np.uint32(0x7FC0C0DE)
+
+
+def guard_length(shape: Shape) -> int:
+    """Elements of guard on each side of a matrix: more than a few tiles' rows past any edge."""
+    return 64 * max(shape) + 1024
+
+
+def geometry(launch: LaunchSpec, shape: Shape) -> Geometry:
+    columns, rows = launch.tile
+    grid = (-(-shape.n // columns), -(-shape.m // rows))
+    return Geometry(grid=grid, block=launch.block)
+
+
+def _bits(value: np.uint32, count: int) -> npt.NDArray[np.float32]:
+    return np.full(count, value, dtype=np.uint32).view(np.float32)
+
+
+def _guarded_input(matrix: npt.NDArray[np.float32], guard: int) -> npt.NDArray[np.float32]:
+    buffer = np.full(matrix.size + 2 * guard, np.nan, dtype=np.float32)
+    buffer[guard : guard + matrix.size] = matrix.ravel()
+    return buffer
+
+
+def make_launch(
+    a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], shape: Shape, launch: LaunchSpec
+) -> GemmLaunch:
+    guard = guard_length(shape)
+    c = _bits(SENTINEL_BITS, shape.m * shape.n + 2 * guard)
+    c[guard : guard + shape.m * shape.n] = _bits(POISON_BITS, shape.m * shape.n)
+    return GemmLaunch(
+        a=_guarded_input(a, guard),
+        b=_guarded_input(b, guard),
+        c=c,
+        offset=guard,
+        m=shape.m,
+        k=shape.k,
+        n=shape.n,
+        geometry=geometry(launch, shape),
+    )
+
+
+def draw_inputs(
+    spec: ExerciseSpec, shape: Shape, seed: int, case_index: int
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Inputs for one case: the same seed and case give the same matrices on every backend."""
+    rng = np.random.default_rng([seed, case_index])
+    low, high = spec.correctness.inputs.low, spec.correctness.inputs.high
+    a = rng.uniform(low, high, size=(shape.m, shape.k)).astype(np.float32)
+    b = rng.uniform(low, high, size=(shape.k, shape.n)).astype(np.float32)
+    return a, b
+
+
+def analyze(
+    output: GemmOutput,
+    launch: GemmLaunch,
+    reference: npt.NDArray[np.float64],
+    magnitude: npt.NDArray[np.float64],
+    factor: float,
+) -> Analysis:
+    m, k, n, guard = launch.m, launch.k, launch.n, launch.offset
+    c_bits = output.c.view(np.uint32)
+    before = int(np.count_nonzero(c_bits[:guard] != SENTINEL_BITS))
+    after = int(np.count_nonzero(c_bits[guard + m * n :] != SENTINEL_BITS))
+    result = output.c[guard : guard + m * n].reshape(m, n)
+    unwritten = c_bits[guard : guard + m * n].reshape(m, n) == POISON_BITS
+    nonfinite = ~np.isfinite(result) & ~unwritten
+    good = within_bound(result, reference, magnitude, k, factor)
+    inputs_changed = not (
+        np.array_equal(output.a.view(np.uint32), launch.a.view(np.uint32))
+        and np.array_equal(output.b.view(np.uint32), launch.b.view(np.uint32))
+    )
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs(result.astype(np.float64) - reference)
+        ratio = (
+            float(np.max(error / error_bound(magnitude, k, factor))) if good.all() else float("inf")
+        )
+    return Analysis(
+        result=result,
+        reference=reference,
+        unwritten=unwritten,
+        nonfinite=nonfinite,
+        wrong=~good & ~unwritten & ~nonfinite,
+        written_before=before,
+        written_after=after,
+        inputs_changed=inputs_changed,
+        worst_ratio=ratio,
+    )
+
+
+@dataclass(frozen=True)
+class CorrectnessCase:
+    """A planned correctness check."""
+
+    index: int
+    case: CaseSpec
+    max_score: float
+
+    @property
+    def name(self) -> str:
+        return f"correctness {self.case.label}"
+
+
+def run_case(
+    backend: Backend,
+    kernel: CompiledKernel,
+    spec: ExerciseSpec,
+    planned: CorrectnessCase,
+    seed: int,
+) -> CheckResult:
+    """Run one case (repeated as the spec says); KernelRuntimeError propagates to the caller."""
+    shape = planned.case.dims
+    a, b = draw_inputs(spec, shape, seed, planned.index)
+    launch = make_launch(a, b, shape, spec.launch)
+    outputs = [backend.run_gemm(kernel, launch) for _ in range(planned.case.repeat)]
+    # The reference is computed only now, after the student's kernel has run, from host copies.
+    reference, magnitude = backend.reference(a, b)
+    factor = spec.correctness.tolerance.factor
+    worst = 0.0
+    for attempt, output in enumerate(outputs):
+        analysis = analyze(output, launch, reference, magnitude, factor)
+        if analysis.ok:
+            worst = max(worst, analysis.worst_ratio)
+            continue
+        # One more launch on the same inputs: if it differs bit for bit, threads race.
+        again = backend.run_gemm(kernel, launch)
+        differs = any(
+            not np.array_equal(x.c.view(np.uint32), again.c.view(np.uint32)) for x in outputs
+        )
+        message, symptoms = describe_failure(
+            analysis, shape, spec.launch, nondeterministic=differs, attempt=attempt, of=len(outputs)
+        )
+        return CheckResult(
+            planned.name, "correctness", "failed", 0.0, planned.max_score, message, symptoms
+        )
+    launches = f" in each of {len(outputs)} launches" if len(outputs) > 1 else ""
+    return CheckResult(
+        planned.name,
+        "correctness",
+        "passed",
+        planned.max_score,
+        planned.max_score,
+        f"all {shape.m * shape.n} elements within tolerance{launches} "
+        f"(largest error {worst:.2g} of the bound)",
+    )

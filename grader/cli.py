@@ -1,0 +1,76 @@
+"""Command-line parsing only: typed arguments go to a command, errors become exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader import __version__
+from grader.errors import EXIT_USAGE, GraderError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise GraderError(f"{self.prog}: {message} (see --help)")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed expects a whole number, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"--seed must be between 0 and 2^63 - 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="grader", description="Grade CUDA matrix-multiplication exercises.")
+    parser.add_argument("--version", action="version", version=f"grader {__version__}")
+    parser.add_argument(
+        "--course",
+        type=Path,
+        default=None,
+        help="directory holding course.yaml (default: found upward from here, else this checkout)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    commands.add_parser("list", help="list the exercises")
+
+    check = commands.add_parser("check", help="grade a kernel for one exercise")
+    check.add_argument("exercise", help="exercise id (ex4) or directory name")
+    check.add_argument(
+        "--file", type=Path, help="kernel to grade (default: the exercise's kernel.cu)"
+    )
+    check.add_argument("--seed", type=_seed, help="seed for the random inputs (printed every run)")
+    check.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of a table"
+    )
+
+    validate = commands.add_parser(
+        "validate", help="prove every solution passes and every stub and known-wrong variant fails"
+    )
+    validate.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
+    validate.add_argument("--seed", type=_seed, help="seed for the random inputs")
+    validate.add_argument("--json", action="store_true", help="print one JSON object")
+
+    commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        from grader.commands import dispatch
+
+        return dispatch(args)
+    except GraderError as exc:
+        print(f"grader: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("grader: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_USAGE

@@ -1,0 +1,45 @@
+"""One module per command; each a typed function returning an exit code."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from grader.course import Course, load_course
+from grader.errors import GraderError
+
+
+def find_course_root(explicit: Path | None) -> Path:
+    """--course if given; else the nearest directory upward holding course.yaml;
+    else this checkout."""
+    if explicit is not None:
+        if not (explicit / "course.yaml").is_file():
+            raise GraderError(f"{explicit}: no course.yaml there")
+        return explicit
+    here = Path.cwd().resolve()
+    for directory in (here, *here.parents):
+        if (directory / "course.yaml").is_file():
+            return directory
+    checkout = Path(__file__).resolve().parent.parent.parent
+    if (checkout / "course.yaml").is_file():
+        return checkout
+    raise GraderError("no course.yaml found here or above; pass --course DIR")
+
+
+def open_course(explicit: Path | None) -> Course:
+    return load_course(find_course_root(explicit))
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from grader.commands import check, doctor, list_exercises, validate
+
+    course_dir: Path | None = args.course
+    if args.command == "list":
+        return list_exercises.run(open_course(course_dir))
+    if args.command == "check":
+        return check.run(open_course(course_dir), args.exercise, args.file, args.seed, args.json)
+    if args.command == "validate":
+        return validate.run(open_course(course_dir), args.exercises, args.seed, args.json)
+    if args.command == "doctor":
+        return doctor.run()
+    raise GraderError(f"unknown command {args.command!r}")

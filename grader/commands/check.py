@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from grader.course import Course
+from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
+from grader.grading import grade
+from grader.report import render_json, render_terminal
+from grader.source import read_source
+
+
+def run(course: Course, key: str, file: Path | None, seed: int | None, as_json: bool) -> int:
+    exercise = course.find(key)
+    source = read_source(file if file is not None else exercise.stub)
+    report = grade(exercise, source, seed=seed)
+    if as_json:
+        print(render_json(report))
+    else:
+        render_terminal(report, Console())
+    return EXIT_OK if report.passed else EXIT_CHECK_FAILED

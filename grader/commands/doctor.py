@@ -1,0 +1,98 @@
+"""grader doctor: what this machine offers the grader, one line per component."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader import __version__
+from grader.errors import EXIT_OK, EXIT_USAGE
+
+_PROBE = """
+__global__ void probe(const float *A, const float *B, float *C, int M, int K, int N) {}
+"""
+
+
+def _tool_version(command: str, *args: str) -> tuple[bool, str]:
+    path = shutil.which(command)
+    if path is None:
+        return False, "not found on PATH"
+    try:
+        done = subprocess.run(
+            [path, *args], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"{path}: {exc}"
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    return done.returncode == 0, f"{lines[-1] if lines else '?'} ({path})"
+
+
+def _cupy() -> tuple[bool, str]:
+    try:
+        import cupy
+    except ImportError as exc:
+        return False, f"not importable ({exc}); install the project with the cuda13 or cuda12 extra"
+    return True, f"CuPy {cupy.__version__}"
+
+
+def _nvrtc() -> tuple[bool, str]:
+    try:
+        from cupy.cuda import nvrtc
+
+        from grader.compiler import DEFAULT_ARCH, CompiledKernel, compile_kernel
+        from grader.source import KernelSource
+
+        major, minor = nvrtc.getVersion()
+        result = compile_kernel(KernelSource(_PROBE, "probe.cu"), "probe", {}, DEFAULT_ARCH)
+    except Exception as exc:
+        return False, f"unusable: {exc}"
+    if not isinstance(result, CompiledKernel):
+        return False, f"NVRTC {major}.{minor} failed to compile a probe: {result.message}"
+    return True, f"NVRTC {major}.{minor}, compiles for {DEFAULT_ARCH}"
+
+
+def _gpu() -> tuple[bool, str]:
+    try:
+        from grader.backends.gpu import GpuBackend, GpuUnavailableError
+    except ImportError as exc:
+        return False, str(exc)
+    try:
+        return True, str(GpuBackend().device)
+    except GpuUnavailableError as exc:
+        return False, f"{exc}: runtime checks will be skipped"
+
+
+def run() -> int:
+    rows: list[tuple[str, bool, str, bool]] = [
+        ("grader", True, f"{__version__} on Python {platform.python_version()}", True),
+    ]
+    ok, text = _cupy()
+    rows.append(("CuPy", ok, text, True))
+    ok, text = _nvrtc()
+    rows.append(("NVRTC (compile)", ok, text, True))
+    ok, text = _gpu()
+    rows.append(("GPU", ok, text, False))
+    ok, text = _tool_version("nvcc", "--version")
+    rows.append(("nvcc", ok, text, False))
+    ok, text = _tool_version("ncu", "--version")
+    rows.append(("ncu (Nsight Compute)", ok, text, False))
+    table = Table(title="grader doctor")
+    for column in ("component", "status", "detail"):
+        table.add_column(column, overflow="fold")
+    for name, ok, text, needed in rows:
+        status = (
+            Text("ok", style="green")
+            if ok
+            else Text(
+                "missing" if needed else "unavailable", style="bold red" if needed else "yellow"
+            )
+        )
+        table.add_row(name, status, text)
+    Console().print(table)
+    essential_ok = all(ok for _, ok, _, needed in rows if needed)
+    return EXIT_OK if essential_ok else EXIT_USAGE

@@ -1,0 +1,170 @@
+"""Compiling a kernel with NVRTC (through CuPy) into a cubin, cached by a hash of what went in.
+
+NVRTC runs without a GPU, so this works on any machine with the NVRTC library. It is only ever
+given device code, and never an include path: the student's code does not run on the host.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import __version__
+from grader.source import KernelSource, find_global_functions, find_refusals
+
+DEFAULT_ARCH = "sm_90"  # the course's GPU (H200) when there is no device to ask
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<kind>catastrophic error|error|warning): (?P<text>.*)$"
+)
+_RESOURCES = re.compile(r"Used (\d+) registers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+_SPILLS = re.compile(r"(\d+) bytes spill stores")
+_MAX_ERRORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """A compiled kernel: the cubin on disk and the symbol to look up in it."""
+
+    cubin_path: Path
+    symbol: str
+    name: str
+    registers: int | None
+    shared_bytes: int | None
+    spill_bytes: int | None
+
+
+@dataclass(frozen=True)
+class CompileFailure:
+    """Why a kernel did not compile, in words for the student (file:line first)."""
+
+    message: str
+
+
+def cache_dir() -> Path:
+    configured = os.environ.get("GRADER_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpu-grader" / "kernels"
+
+
+def nvrtc_options(arch: str, defines: Mapping[str, int]) -> list[str]:
+    options = [
+        f"--gpu-architecture={arch}",
+        "-std=c++17",
+        "--no-source-include",
+        "-lineinfo",
+        "-Xptxas=-v",
+    ]
+    options += [f"-D{name}={value}" for name, value in sorted(defines.items())]
+    return options
+
+
+def _nvrtc_version() -> str:
+    from cupy.cuda import nvrtc
+
+    major, minor = nvrtc.getVersion()
+    return f"{major}.{minor}"
+
+
+def _format_diagnostics(log: str, source: KernelSource) -> str:
+    source_lines = source.text.splitlines()
+    errors: list[str] = []
+    for raw in log.splitlines():
+        match = _DIAGNOSTIC.match(raw.strip())
+        if not match or match.group("kind") == "warning":
+            continue
+        line = int(match.group("line"))
+        text = f"{source.display_name}:{line}: error: {match.group('text')}"
+        if 0 < line <= len(source_lines):
+            text += f"\n    {line} | {source_lines[line - 1].strip()}"
+        errors.append(text)
+    if not errors:
+        tail = "\n".join(log.strip().splitlines()[-5:])
+        return f"{source.display_name}: does not compile:\n{tail}"
+    shown = "\n".join(errors[:_MAX_ERRORS_SHOWN])
+    more = len(errors) - _MAX_ERRORS_SHOWN
+    return shown + (f"\n(and {more} more error(s))" if more > 0 else "")
+
+
+def _int_or_none(pattern: re.Pattern[str], text: str) -> int | None:
+    match = pattern.search(text)
+    return int(match.group(1)) if match else None
+
+
+def compile_kernel(
+    source: KernelSource, name: str, defines: Mapping[str, int], arch: str = DEFAULT_ARCH
+) -> CompiledKernel | CompileFailure:
+    """Compile `name` from `source`; refused directives and missing kernels fail before NVRTC."""
+    refusals = find_refusals(source)
+    if refusals:
+        first = refusals[0]
+        return CompileFailure(f"{source.display_name}:{first.line}: {first.message}")
+    kernels = find_global_functions(source)
+    if name not in {k.name for k in kernels}:
+        found = ", ".join(f"{k.name} (line {k.line})" for k in kernels) or "none"
+        return CompileFailure(
+            f"{source.display_name}: no __global__ function named {name!r}; "
+            f"__global__ functions found: {found}. The exercise launches {name}."
+        )
+
+    options = nvrtc_options(arch, defines)
+    key_material = json.dumps(
+        [__version__, _nvrtc_version(), source.text, source.display_name, name, options]
+    )
+    key = hashlib.sha256(key_material.encode()).hexdigest()[:32]
+    directory = cache_dir()
+    cubin_path = directory / f"{key}.cubin"
+    meta_path = directory / f"{key}.json"
+    if meta_path.is_file():
+        meta = json.loads(meta_path.read_text())
+        if not meta["ok"]:
+            return CompileFailure(meta["message"])
+        if cubin_path.is_file():
+            return _compiled(cubin_path, meta, name)
+
+    from cupy.cuda import nvrtc
+
+    program = nvrtc.createProgram(source.text, source.display_name, [], [])
+    try:
+        nvrtc.addNameExpression(program, name)
+        try:
+            nvrtc.compileProgram(program, options)
+        except nvrtc.NVRTCError:
+            failure = CompileFailure(_format_diagnostics(nvrtc.getProgramLog(program), source))
+            _write_atomic(meta_path, json.dumps({"ok": False, "message": failure.message}).encode())
+            return failure
+        log = nvrtc.getProgramLog(program)
+        symbol = nvrtc.getLoweredName(program, name)
+        cubin = nvrtc.getCUBIN(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    meta = {"ok": True, "symbol": symbol, "log": log}
+    _write_atomic(cubin_path, cubin)
+    _write_atomic(meta_path, json.dumps(meta).encode())
+    return _compiled(cubin_path, meta, name)
+
+
+def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKernel:
+    log = meta["log"]
+    return CompiledKernel(
+        cubin_path=cubin_path,
+        symbol=meta["symbol"],
+        name=name,
+        registers=_int_or_none(_RESOURCES, log),
+        shared_bytes=_int_or_none(_SMEM, log) or 0,
+        spill_bytes=_int_or_none(_SPILLS, log),
+    )
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

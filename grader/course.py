@@ -1,0 +1,361 @@
+"""course.yaml and spec.yaml -> typed models. The schema lives here, once.
+
+Every key is declared with a description; unknown keys and wrong types are errors that name the
+file, the line, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from grader.errors import GraderError
+from grader.yaml_source import YamlDocument, read_yaml
+
+# Spec-provided defines become `-DNAME=value` for NVRTC. NVRTC's built-in headers use short
+# template parameter names (`-DT=16` breaks them), so a define must look like TILE_SIZE.
+_DEFINE_NAME = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")
+_SHAPE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*x\s*(\d+)\s*$")
+_KERNEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_EXERCISE_ID = re.compile(r"^ex[0-9]+$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class KernelSpec(_Model):
+    """Which kernel to compile and how."""
+
+    file: str = Field(
+        "kernel.cu", description="The student's source file, in the exercise directory."
+    )
+    name: str = Field(description="Name of the __global__ function to launch.")
+    defines: dict[str, int] = Field(
+        default_factory=dict,
+        description="Preprocessor defines passed to the compiler, e.g. {TILE_SIZE: 16}.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_identifier(cls, value: str) -> str:
+        if not _KERNEL_NAME.match(value):
+            raise ValueError(f"{value!r} is not a C identifier")
+        return value
+
+    @field_validator("defines")
+    @classmethod
+    def _define_names(cls, value: dict[str, int]) -> dict[str, int]:
+        for name in value:
+            if not _DEFINE_NAME.match(name):
+                raise ValueError(
+                    f"define {name!r} must be UPPER_CASE with an underscore (like TILE_SIZE), "
+                    "so it cannot collide with names in NVRTC's built-in headers"
+                )
+        return value
+
+
+class LaunchSpec(_Model):
+    """The launch geometry, fixed by the exercise: the grid follows from the shape of C."""
+
+    # strict=False on the pair only, so that a YAML list becomes a tuple; the items stay strict.
+    block: tuple[StrictInt, StrictInt] = Field(
+        strict=False, description="Threads per block as [x, y] (x walks columns)."
+    )
+    tile: tuple[StrictInt, StrictInt] = Field(
+        strict=False,
+        description="Elements of C one block covers as [columns, rows]; "
+        "grid = [ceil(N / columns), ceil(M / rows)].",
+    )
+
+    @model_validator(mode="after")
+    def _positive(self) -> LaunchSpec:
+        for key in ("block", "tile"):
+            if any(v <= 0 for v in getattr(self, key)):
+                raise ValueError(f"{key} values must be positive")
+        if self.block[0] * self.block[1] > 1024:
+            raise ValueError("a block holds at most 1024 threads")
+        return self
+
+
+class Shape(typing.NamedTuple):
+    """A GEMM shape: A is m x k, B is k x n, C is m x n."""
+
+    m: int
+    k: int
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.m}x{self.k}x{self.n}"
+
+
+class CaseSpec(_Model):
+    """One correctness case."""
+
+    shape: str = Field(description="'MxKxN': A is MxK, B is KxN, C is MxN.")
+    name: str | None = Field(None, description="A label shown in reports (defaults to the shape).")
+    repeat: int = Field(1, ge=1, le=20, description="Launches on fresh outputs; each is checked.")
+
+    @field_validator("shape")
+    @classmethod
+    def _shape_format(cls, value: str) -> str:
+        match = _SHAPE.match(value)
+        if not match or any(int(g) <= 0 for g in match.groups()):
+            raise ValueError(f"expected 'MxKxN' with positive integers, got {value!r}")
+        if any(int(g) > 16384 for g in match.groups()):
+            raise ValueError(f"{value!r}: each dimension must be at most 16384")
+        return value
+
+    @property
+    def dims(self) -> Shape:
+        match = _SHAPE.match(self.shape)
+        assert match is not None  # checked by the validator
+        m, k, n = (int(g) for g in match.groups())
+        return Shape(m, k, n)
+
+    @property
+    def label(self) -> str:
+        return self.name or str(self.dims)
+
+
+class InputSpec(_Model):
+    """How the inputs are drawn (fresh on every run, from a printed seed)."""
+
+    distribution: Literal["uniform"] = Field("uniform", description="Only 'uniform' for now.")
+    low: float = Field(-1.0, description="Lower bound of the uniform draw.")
+    high: float = Field(1.0, description="Upper bound of the uniform draw.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> InputSpec:
+        if not self.low < self.high:
+            raise ValueError("low must be below high")
+        return self
+
+
+class ToleranceSpec(_Model):
+    """Elementwise bound |C - C_ref| <= factor * K * 2^-24 * (|A| |B|)."""
+
+    factor: float = Field(2.0, gt=0, le=1000, description="The constant c of the error bound.")
+
+
+class CorrectnessSpec(_Model):
+    """Correctness: every case must match the float64 reference within the tolerance."""
+
+    points: int = Field(ge=0, description="Points for correctness, split evenly over the cases.")
+    inputs: InputSpec = Field(default_factory=lambda: InputSpec())
+    tolerance: ToleranceSpec = Field(default_factory=lambda: ToleranceSpec())
+    cases: list[CaseSpec] = Field(min_length=1, description="Shapes to check, smallest first.")
+
+
+class CompileSpec(_Model):
+    """The compile check."""
+
+    points: int = Field(ge=0, description="Points for a kernel that compiles.")
+
+
+class ExerciseSpec(_Model):
+    """An exercise's spec.yaml."""
+
+    title: str = Field(description="Shown in reports.")
+    kernel: KernelSpec
+    launch: LaunchSpec
+    time_limit_s: float = Field(
+        60.0, gt=0, le=3600, description="Wall-clock limit for each runtime check, in seconds."
+    )
+    compile: CompileSpec
+    correctness: CorrectnessSpec
+
+    @property
+    def max_score(self) -> int:
+        return self.compile.points + self.correctness.points
+
+
+class CourseExercise(_Model):
+    """One entry of course.yaml's exercise list."""
+
+    id: str = Field(description="Short id used on the command line: ex1, ex2, ...")
+    dir: str = Field(description="Directory under exercises/ (and solutions/).")
+    title: str
+    points: int = Field(ge=0, description="Must equal the total of the exercise's spec.")
+
+    @field_validator("id")
+    @classmethod
+    def _id_format(cls, value: str) -> str:
+        if not _EXERCISE_ID.match(value):
+            raise ValueError(f"expected an id like 'ex1', got {value!r}")
+        return value
+
+    @field_validator("dir")
+    @classmethod
+    def _plain_dir(cls, value: str) -> str:
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", value):
+            raise ValueError(f"expected a plain directory name, got {value!r}")
+        return value
+
+
+class CourseSpec(_Model):
+    """course.yaml."""
+
+    title: str
+    exercises: list[CourseExercise] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise of the course with its spec loaded and its paths resolved."""
+
+    id: str
+    dir_name: str
+    title: str
+    points: int
+    spec: ExerciseSpec
+    directory: Path
+    solution_directory: Path
+
+    @property
+    def stub(self) -> Path:
+        return self.directory / self.spec.kernel.file
+
+    @property
+    def solution(self) -> Path:
+        return self.solution_directory / self.spec.kernel.file
+
+    @property
+    def wrong_variants(self) -> list[Path]:
+        return sorted((self.solution_directory / "wrong").glob("*.cu"))
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    title: str
+    exercises: tuple[Exercise, ...]
+
+    def find(self, key: str) -> Exercise:
+        """An exercise by id (`ex4`) or directory name; a GraderError listing the choices."""
+        for exercise in self.exercises:
+            if key in (exercise.id, exercise.dir_name):
+                return exercise
+        choices = ", ".join(f"{e.id} ({e.dir_name})" for e in self.exercises)
+        raise GraderError(
+            f"no exercise {key!r} in {self.root / 'course.yaml'}; choose one of: {choices}"
+        )
+
+
+def _unwrap_model(annotation: Any) -> Any:
+    """The model class inside an annotation such as `list[CaseSpec]` or `X | None`."""
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, typing.Union, types.UnionType, Annotated):
+        for arg in typing.get_args(annotation):
+            inner = _unwrap_model(arg)
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return annotation
+
+
+def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        current = _unwrap_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _format_loc(loc: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _describe(error: Any, model: type[BaseModel]) -> str:
+    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = _model_at(model, loc[:-1])
+        allowed = ", ".join(sorted(parent.model_fields)) if parent else "?"
+        return f"{_format_loc(loc)}: unknown key (allowed here: {allowed})"
+    if kind == "missing":
+        return f"{_format_loc(loc)}: required key is missing"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    got = error.get("input")
+    shown = "" if isinstance(got, dict | list) or kind.endswith("_error") else f" (got {got!r})"
+    return f"{_format_loc(loc)}: {message}{shown}"
+
+
+M = typing.TypeVar("M", bound=BaseModel)
+
+
+def parse_document(document: YamlDocument, model: type[M]) -> M:
+    """Validate a YAML document against `model`; the first error becomes a one-line GraderError."""
+    if not isinstance(document.data, dict):
+        raise GraderError(f"{document.path}: expected a mapping of keys at the top level")
+    try:
+        return model.model_validate(document.data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        loc = tuple(first["loc"])
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise GraderError(f"{document.where(loc)}: {_describe(first, model)}{more}") from None
+
+
+def load_spec(path: Path) -> ExerciseSpec:
+    return parse_document(read_yaml(path), ExerciseSpec)
+
+
+def load_course(root: Path) -> Course:
+    """Load course.yaml under `root` and every exercise's spec, checking they agree."""
+    course_file = root / "course.yaml"
+    document = read_yaml(course_file)
+    course = parse_document(document, CourseSpec)
+    exercises: list[Exercise] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(course.exercises):
+        where = document.where(("exercises", index))
+        for key in (entry.id, entry.dir):
+            if key in seen:
+                raise GraderError(f"{where}: {key!r} appears twice in the exercise list")
+            seen.add(key)
+        directory = root / "exercises" / entry.dir
+        spec_file = directory / "spec.yaml"
+        if not spec_file.is_file():
+            raise GraderError(f"{where}: exercise {entry.id}: {spec_file} not found")
+        spec = load_spec(spec_file)
+        if spec.max_score != entry.points:
+            raise GraderError(
+                f"{where}: exercise {entry.id} is worth {entry.points} points here but its spec "
+                f"{spec_file} adds up to {spec.max_score}"
+            )
+        exercises.append(
+            Exercise(
+                id=entry.id,
+                dir_name=entry.dir,
+                title=entry.title,
+                points=entry.points,
+                spec=spec,
+                directory=directory,
+                solution_directory=root / "solutions" / entry.dir,
+            )
+        )
+    return Course(root=root, title=course.title, exercises=tuple(exercises))

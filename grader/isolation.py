@@ -1,0 +1,170 @@
+"""Runs a grading job in child processes, with a time limit on each check.
+
+The child reports each check as it finishes. A check that outlives the time limit is failed
+and its process group killed; a child that dies (a CUDA error, a crash) costs only the check it
+was running, and a fresh child carries on with the rest. The parent never touches the GPU."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any
+
+from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
+from grader.results import CheckResult, CheckStatus, DeviceInfo
+
+_STDERR_TAIL = 1500
+
+
+@dataclass
+class _ChildRun:
+    device: DeviceInfo | None = None
+    results: list[CheckResult] = field(default_factory=list)
+    timed_out: bool = False
+    returncode: int | None = None
+    stderr: str = ""
+
+
+def worker_command() -> list[str]:
+    return [sys.executable, "-m", "grader.worker"]
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _read_tail(stream: IO[bytes]) -> str:
+    stream.seek(0, os.SEEK_END)
+    size = stream.tell()
+    stream.seek(max(0, size - _STDERR_TAIL))
+    return stream.read().decode("utf-8", "replace").strip()
+
+
+def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
+    run = _ChildRun()
+    read_fd, write_fd = os.pipe()
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            [*command, str(write_fd)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+            env=_child_env(),
+        )
+        os.close(write_fd)
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(job.to_json()).encode())
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+        buffer = b""
+        deadline = time.monotonic() + time_limit
+        with selectors.DefaultSelector() as selector, os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            selector.register(pipe, selectors.EVENT_READ)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    run.timed_out = True
+                    break
+                if not selector.select(timeout=remaining):
+                    continue
+                chunk = pipe.read(65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    _handle_event(json.loads(line), run)
+                    deadline = time.monotonic() + time_limit
+        if run.timed_out:
+            _kill_group(process)
+        run.returncode = process.wait()
+        run.stderr = _read_tail(stderr)
+    return run
+
+
+def _handle_event(event: dict[str, Any], run: _ChildRun) -> None:
+    if event["event"] == "device":
+        run.device = DeviceInfo(**event["device"])
+    elif event["event"] == "result":
+        run.results.append(CheckResult.from_json(event["result"]))
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _describe_exit(returncode: int | None, stderr: str) -> str:
+    if returncode is not None and returncode < 0:
+        how = f"was killed by signal {signal.Signals(-returncode).name}"
+    else:
+        how = f"exited with code {returncode}"
+    last = stderr.splitlines()[-1] if stderr else ""
+    return f"the grading process {how}" + (f": {last}" if last else "")
+
+
+def run_isolated(
+    job: Job,
+    planned: Sequence[PlannedCheck],
+    time_limit: float,
+    command: Sequence[str] | None = None,
+) -> tuple[DeviceInfo, list[CheckResult]]:
+    """Run every planned check; returns the device and one result per planned check, in order."""
+    command = list(command or worker_command())
+    results: dict[str, CheckResult] = {}
+    device: DeviceInfo | None = None
+    while len(results) < len(planned):
+        run = _run_child(replace(job, done=tuple(results)), time_limit, command)
+        device = run.device or device
+        for result in run.results:
+            results.setdefault(result.name, result)
+        pending = [p for p in planned if p.name not in results]
+        if not pending:
+            break
+        current = pending[0]
+        if run.timed_out:
+            results[current.name] = _result(
+                current,
+                "failed",
+                f"did not finish within the time limit of {time_limit:g} s and was stopped: an "
+                "endless loop, or a __syncthreads() that some threads never reach?",
+                ("timeout",),
+            )
+            for rest in pending[1:]:
+                results[rest.name] = _result(
+                    rest, "skipped", f"not run: the kernel hit the time limit in '{current.name}'"
+                )
+            break
+        if run.returncode != EXIT_CONTEXT_LOST or not run.results:
+            # The child died while running `current` (or made no progress): that check cannot
+            # be graded; a fresh child carries on with the rest.
+            results[current.name] = _result(
+                current, "error", _describe_exit(run.returncode, run.stderr), ("crash",)
+            )
+    unknown = DeviceInfo(
+        backend="none", name="unknown", detail="the grading process reported no device"
+    )
+    return device or unknown, [results[p.name] for p in planned]
+
+
+def _result(
+    check: PlannedCheck, status: CheckStatus, message: str, symptoms: tuple[str, ...] = ()
+) -> CheckResult:
+    return CheckResult(check.name, check.kind, status, 0.0, check.max_score, message, symptoms)

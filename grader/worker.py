@@ -1,0 +1,28 @@
+"""Entry point of the grading child: `python -m grader.worker FD` reads a Job (JSON) from stdin
+and writes one JSON line per event to file descriptor FD (stdout is left to the kernel's printf)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from grader.pipeline import Job, execute
+
+
+def main() -> int:
+    channel = os.fdopen(int(sys.argv[1]), "w", buffering=1, encoding="utf-8")
+
+    def emit(event: dict[str, Any]) -> None:
+        channel.write(json.dumps(event) + "\n")
+        channel.flush()
+
+    job = Job.from_json(json.loads(sys.stdin.read()))
+    code = execute(job, emit)
+    channel.close()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+// WRONG: computes one element per thread, so under the 2x2 launch three quarters of C stay unwritten
+// expect: correctness "never written"
+
+#ifndef TILE_SIZE
+#define TILE_SIZE 16
+#endif
+
+__global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    __shared__ float a_tile[TILE_SIZE][TILE_SIZE];
+    __shared__ float b_tile[TILE_SIZE][TILE_SIZE];
+
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int row = blockIdx.y * TILE_SIZE + ty;
+    const int col = blockIdx.x * TILE_SIZE + tx;
+
+    float acc = 0.0f;
+    const int steps = (K + TILE_SIZE - 1) / TILE_SIZE;
+    for (int step = 0; step < steps; ++step) {
+        const int a_col = step * TILE_SIZE + tx;
+        const int b_row = step * TILE_SIZE + ty;
+        a_tile[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f;
+        b_tile[ty][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f;
+        __syncthreads();
+
+        for (int k = 0; k < TILE_SIZE; ++k) {
+            acc += a_tile[ty][k] * b_tile[k][tx];
+        }
+        __syncthreads();
+    }
+
+    if (row < M && col < N) {
+        C[row * N + col] = acc;
+    }
+}

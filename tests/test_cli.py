@@ -1,0 +1,92 @@
+"""The CLI as a user runs it: exit codes, one-line errors, JSON shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import ROOT, gpu_unavailable_reason, run_grader
+
+
+def test_list_shows_every_exercise() -> None:
+    done = run_grader(["list"])
+    assert done.returncode == 0
+    assert "ex1" in done.stdout and "ex4-register-tiling" in done.stdout
+
+
+def test_check_json_without_gpu_reports_compile_passed_and_runtime_skipped() -> None:
+    if gpu_unavailable_reason() is None:
+        return  # with a GPU the runtime checks run: covered by tests/test_gpu.py
+    done = run_grader(["check", "ex1", "--json", "--seed", "5"])
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) >= {"exercise", "passed", "score", "max_score", "device", "checks"}
+    assert report["exercise"] == "ex1" and report["seed"] == 5
+    statuses = {c["name"]: c["status"] for c in report["checks"]}
+    assert statuses.pop("compile") == "passed"
+    assert statuses and set(statuses.values()) == {"skipped"}
+    assert all("no usable CUDA GPU" in c["message"] for c in report["checks"][1:])
+    for check in report["checks"]:
+        assert set(check) >= {"name", "kind", "status", "score", "max_score", "message"}
+
+
+def test_a_compile_error_exits_1_and_names_the_line() -> None:
+    done = run_grader(
+        ["check", "ex1", "--json", "--file", "solutions/ex1-non-square/wrong/syntax_error.cu"]
+    )
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    compile_check = report["checks"][0]
+    assert compile_check["status"] == "failed"
+    assert compile_check["message"].startswith('syntax_error.cu:19: error: expected a ";"')
+    assert report["passed"] is False and report["score"] == 0
+    assert {c["status"] for c in report["checks"][1:]} == {"skipped"}
+
+
+def test_the_terminal_report_shows_checks_seed_and_verdict() -> None:
+    done = run_grader(
+        [
+            "check",
+            "ex4",
+            "--seed",
+            "42",
+            "--file",
+            "solutions/ex1-non-square/wrong/misnamed_kernel.cu",
+        ]
+    )
+    assert done.returncode == 1
+    assert "seed 42" in done.stdout and "FAILED" in done.stdout
+    assert "no __global__ function named 'matmul_tiled_2x2'" in done.stdout
+
+
+def test_usage_errors_exit_2_with_one_line_and_no_traceback(tmp_path: Path) -> None:
+    for args, text in [
+        (["check", "ex9"], "no exercise 'ex9'"),
+        (["check", "ex1", "--seed", "x"], "--seed expects a whole number"),
+        (["check", "ex1", "--file", str(tmp_path / "nope.cu")], "nope.cu: file not found"),
+        (["frobnicate"], "invalid choice"),
+    ]:
+        done = run_grader(args)
+        assert done.returncode == 2, args
+        assert text in done.stderr
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_broken_course_file_is_a_one_line_error(course_copy: Path) -> None:
+    (course_copy / "course.yaml").write_text("title: x\nexercises:\n  - id: first\n")
+    done = run_grader(["--course", str(course_copy), "list"])
+    assert done.returncode == 2
+    assert "course.yaml:3: exercises[0].id: expected an id like 'ex1', got 'first'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_python_dash_m_and_course_found_from_a_subdirectory() -> None:
+    done = run_grader(["list"], cwd=ROOT / "exercises")
+    assert done.returncode == 0 and "ex1-non-square" in done.stdout
+
+
+def test_doctor_reports_nvrtc_and_the_gpu_state() -> None:
+    done = run_grader(["doctor"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "NVRTC" in done.stdout and "GPU" in done.stdout

@@ -1,0 +1,68 @@
+"""The isolation layer with stand-in children that hang, crash or lose their context."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.isolation import run_isolated
+from grader.pipeline import Job, PlannedCheck
+
+PLANNED = [PlannedCheck(f"check {i}", "correctness", 1.0) for i in range(4)]
+JOB = Job(spec_path="unused", source_text="", display_name="k.cu", seed=1)
+
+FAKE_WORKER = r"""
+import json, os, sys, time
+mode, fd = sys.argv[1], int(sys.argv[2])
+job = json.loads(sys.stdin.read())
+out = os.fdopen(fd, "w", buffering=1)
+device = {"backend": "gpu", "name": "fake", "detail": ""}
+out.write(json.dumps({"event": "device", "device": device}) + "\n")
+for i in range(4):
+    name = f"check {i}"
+    if name in job["done"]:
+        continue
+    if i == 2 and mode == "hang":
+        time.sleep(3600)
+    if i == 1 and mode == "crash" and not job["done"]:
+        print("CUDA error: an illegal memory access was encountered", file=sys.stderr)
+        os._exit(134)
+    result = {"name": name, "kind": "correctness", "status": "passed", "score": 1.0,
+              "max_score": 1.0, "message": f"ok from pid {os.getpid()}", "symptoms": []}
+    out.write(json.dumps({"event": "result", "result": result}) + "\n")
+    if i == 0 and mode == "context":
+        sys.exit(3)
+"""
+
+
+@pytest.fixture
+def fake_worker(tmp_path: Path) -> Path:
+    path = tmp_path / "fake_worker.py"
+    path.write_text(FAKE_WORKER)
+    return path
+
+
+def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker: Path) -> None:
+    start = time.monotonic()
+    device, results = run_isolated(JOB, PLANNED, 1.0, [sys.executable, str(fake_worker), "hang"])
+    assert time.monotonic() - start < 10
+    assert [r.status for r in results] == ["passed", "passed", "failed", "skipped"]
+    assert "time limit of 1 s" in results[2].message
+    assert results[3].message == "not run: the kernel hit the time limit in 'check 2'"
+    assert device.name == "fake"
+
+
+def test_a_crash_costs_only_the_running_check(fake_worker: Path) -> None:
+    _, results = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "crash"])
+    assert [r.status for r in results] == ["passed", "error", "passed", "passed"]
+    assert "exited with code 134: CUDA error: an illegal memory access" in results[1].message
+
+
+def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) -> None:
+    _, results = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "context"])
+    assert [r.status for r in results] == ["passed"] * 4
+    pids = {r.message for r in results}
+    assert len(pids) == 2  # check 0 from the first child, the rest from a second one

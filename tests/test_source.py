@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.errors import GraderError
+from grader.source import KernelSource, find_global_functions, find_refusals, read_source
+
+
+def _src(text: str) -> KernelSource:
+    return KernelSource(text, "kernel.cu")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '#include "/etc/passwd"\n',
+        "  #  include <stdio.h>\n",
+        "#\\\ninclude <stdio.h>\n",
+        "#define F </etc/hostname>\n#include F\n",
+        "#include_next <x.h>\n",
+        "#if __has_include(</etc/shadow>)\n#endif\n",
+    ],
+)
+def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
+    refusals = find_refusals(_src("int x;\n" + text))
+    assert refusals, text
+    assert refusals[0].line in (2, 3)
+    assert "/etc" not in refusals[0].message and "stdio" not in refusals[0].message
+
+
+def test_include_inside_comments_or_strings_is_not_a_directive() -> None:
+    text = '// #include <stdio.h>\n/* #include "x" */\nconst char *s = "#include <y>";\n'
+    assert find_refusals(_src(text)) == []
+
+
+def test_global_functions_are_listed_with_lines() -> None:
+    text = (
+        "// __global__ void commented(int)\n"
+        "__global__ void first(float *a) {}\n"
+        'extern "C" __global__ void __launch_bounds__(256) second(float *a) {}\n'
+        "template <int T>\n__global__\nvoid third(float *a) {}\n"
+    )
+    found = [(f.name, f.line) for f in find_global_functions(_src(text))]
+    assert found == [("first", 2), ("second", 3), ("third", 6)]
+
+
+def test_read_source_rejects_binary_and_non_utf8(tmp_path: Path) -> None:
+    binary = tmp_path / "k.cu"
+    binary.write_bytes(b"\x7fELF\0\0")
+    with pytest.raises(GraderError, match="binary file"):
+        read_source(binary)
+    latin = tmp_path / "l.cu"
+    latin.write_bytes(b"int x;\n// caf\xe9\n")
+    with pytest.raises(GraderError, match=r"l.cu:2: not UTF-8"):
+        read_source(latin)
+    with pytest.raises(GraderError, match="file not found"):
+        read_source(tmp_path / "missing.cu")
