@@ -3,12 +3,12 @@ compare every element with a float64 reference computed afterwards."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from grader.backends.base import Backend, GemmLaunch, GemmOutput, Geometry
+from grader.backends.base import Backend, GemmLaunch, GemmOutput, Geometry, KernelRuntimeError
 from grader.checks.diagnosis import Analysis, describe_failure
 from grader.checks.tolerance import error_bound, within_bound
 from grader.compiler import CompiledKernel
@@ -39,8 +39,10 @@ def _bits(value: np.uint32, count: int) -> npt.NDArray[np.float32]:
     return np.full(count, value, dtype=np.uint32).view(np.float32)
 
 
-def _guarded_input(matrix: npt.NDArray[np.float32], guard: int) -> npt.NDArray[np.float32]:
-    buffer = np.full(matrix.size + 2 * guard, np.nan, dtype=np.float32)
+def _guarded_input(
+    matrix: npt.NDArray[np.float32], guard: int, fill: float = np.nan
+) -> npt.NDArray[np.float32]:
+    buffer = np.full(matrix.size + 2 * guard, fill, dtype=np.float32)
     buffer[guard : guard + matrix.size] = matrix.ravel()
     return buffer
 
@@ -111,6 +113,31 @@ def analyze(
     )
 
 
+def _nan_from_inputs(
+    backend: Backend,
+    kernel: CompiledKernel,
+    launch: GemmLaunch,
+    a: npt.NDArray[np.float32],
+    b: npt.NDArray[np.float32],
+    analysis: Analysis,
+) -> bool:
+    """Do the NaNs come from reading around A or B? Launch again with zeros there instead of
+    NaN: if fewer NaNs come out, they did (the rest of the verdict is unchanged)."""
+    if not analysis.nonfinite.any():
+        return False
+    guard = launch.offset
+    probe = replace(launch, a=_guarded_input(a, guard, 0.0), b=_guarded_input(b, guard, 0.0))
+    try:
+        output = backend.run_gemm(kernel, probe)
+    except KernelRuntimeError:
+        return False
+    c_bits = output.c.view(np.uint32)[guard : guard + launch.m * launch.n]
+    nonfinite = ~np.isfinite(output.c[guard : guard + launch.m * launch.n]) & (
+        c_bits != POISON_BITS
+    )
+    return int(nonfinite.sum()) < int(analysis.nonfinite.sum())
+
+
 @dataclass(frozen=True)
 class CorrectnessCase:
     """A planned correctness check."""
@@ -151,7 +178,13 @@ def run_case(
             not np.array_equal(x.c.view(np.uint32), again.c.view(np.uint32)) for x in outputs
         )
         message, symptoms = describe_failure(
-            analysis, shape, spec.launch, nondeterministic=differs, attempt=attempt, of=len(outputs)
+            analysis,
+            shape,
+            spec.launch,
+            nondeterministic=differs,
+            nan_from_inputs=_nan_from_inputs(backend, kernel, launch, a, b, analysis),
+            attempt=attempt,
+            of=len(outputs),
         )
         return CheckResult(
             planned.name, "correctness", "failed", 0.0, planned.max_score, message, symptoms

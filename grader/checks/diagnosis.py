@@ -56,8 +56,10 @@ def _examples(analysis: Analysis) -> str:
 def _boundary_only(bad: npt.NDArray[np.bool_], shape: Shape, launch: LaunchSpec) -> str | None:
     """If every bad element lies in the last, partial block row or column, say which."""
     columns, rows = launch.tile
-    row_edge = shape.m - shape.m % rows if shape.m % rows else None
-    col_edge = shape.n - shape.n % columns if shape.n % columns else None
+    # An edge counts only where there are full tiles before it: if the whole matrix is one
+    # partial tile, "only the edge is wrong" would say nothing.
+    row_edge = shape.m - shape.m % rows if shape.m % rows and shape.m > rows else None
+    col_edge = shape.n - shape.n % columns if shape.n % columns and shape.n > columns else None
     if row_edge is None and col_edge is None:
         return None
     region = np.zeros_like(bad)
@@ -85,6 +87,7 @@ def describe_failure(
     launch: LaunchSpec,
     *,
     nondeterministic: bool,
+    nan_from_inputs: bool = False,
     attempt: int = 0,
     of: int = 1,
 ) -> tuple[str, tuple[str, ...]]:
@@ -142,7 +145,14 @@ def describe_failure(
         )
 
     nonfinite = analysis.nonfinite
-    if nonfinite.any() and nonfinite.sum() == total:
+    if nonfinite.any() and nan_from_inputs:
+        symptoms.append("nan")
+        lines.append(
+            f"NaN/Inf in {_span(nonfinite)} come from reads outside A or B: the grader surrounds "
+            "the inputs with NaN, and with zeros there instead the NaNs go away. A load without "
+            "a bounds check?"
+        )
+    elif nonfinite.any() and nonfinite.sum() == total:
         symptoms.append("nan_everywhere")
         lines.append(
             "Every element is NaN: C is filled with NaN before the launch, so accumulating into "
@@ -151,8 +161,8 @@ def describe_failure(
     elif nonfinite.any():
         symptoms.append("nan")
         lines.append(
-            f"NaN/Inf in {_span(nonfinite)}: A and B are surrounded by NaN in memory, so this "
-            "usually means a read outside A or B (a load without a bounds check)."
+            f"NaN/Inf in {_span(nonfinite)}: from a value read before it was written "
+            "(C is filled with NaN before the launch), or from the arithmetic itself."
         )
 
     wrong = analysis.wrong
@@ -197,7 +207,10 @@ def cross_case_hints(
         return []
     failed_shapes = [shape for shape, _ in failed]
     names = ", ".join(str(s) for s in passed)
-    if len(set(passed)) == 1 and len(ran) >= 3:
+    columns, rows = launch.tile
+    # Shapes within one block's tile pass many wrong kernels: they say little about sizes.
+    telling = [s for s in passed if s.m > rows or s.n > columns]
+    if len(set(passed)) == 1 and telling and len(ran) >= 3:
         return [
             f"Correct only at {passed[0]}: are sizes hard-coded instead of taken from M, K and N?"
         ]
@@ -214,7 +227,6 @@ def cross_case_hints(
                 f"Fails exactly when K is not a multiple of {tile_k}: the last, partial tile "
                 f"along K is dropped. Round the number of tiles up: (K + {tile_k} - 1) / {tile_k}."
             ]
-    columns, rows = launch.tile
     edges = {s for s in failed_shapes if s.m % rows or s.n % columns}
     if edges == set(failed_shapes) and all(s.m % rows == 0 and s.n % columns == 0 for s in passed):
         return [

@@ -119,7 +119,7 @@ def test_reads_outside_the_inputs_show_as_nan() -> None:
         c[o + (m - 1) * n : o + m * n] = a[o + m * k]  # a value from A's guard
 
     result = _check(overread, "20x30x40")
-    assert "read outside A or B" in result.message
+    assert "come from reads outside A or B" in result.message
     assert "nan" in result.symptoms
 
 
@@ -207,3 +207,28 @@ def test_no_hint_when_everything_passes_or_nans_explain_it() -> None:
         _results({"48x1x80": nan, "17x33x65": nan, "512x768x1024": OK}), 16, LAUNCH
     )
     assert not any("partial tile along K" in h for h in hints)
+
+
+def test_nan_everywhere_from_reads_outside_the_inputs_is_not_called_plus_equals() -> None:
+    def overread_everywhere(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
+        am, bm = _matrices(a, b, o, m, k, n)
+        c[o : o + m * n] = (am @ bm).ravel() * (1.0 + b[o + k * n])  # reads past B's end
+
+    result = _check(overread_everywhere, "17x33x65")
+    assert "come from reads outside A or B" in result.message
+    assert "+=" not in result.message
+
+
+def test_a_kernel_wrong_only_in_the_second_row_of_a_small_shape_is_not_boundary() -> None:
+    def second_half_rows(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
+        correct(a, b, c, o, m, k, n, i)
+        c[o + (m // 2) * n : o + m * n] *= 2.0
+
+    ex4 = load_spec(ROOT / "exercises/ex4-register-tiling/spec.yaml")
+    result = _check(second_half_rows, "17x33x65", spec=ex4)
+    assert "boundary" not in result.symptoms
+
+
+def test_a_tiny_shape_passing_alone_is_not_called_hard_coded() -> None:
+    verdicts = {"1x1x1": OK, "17x33x65": WRONG, "512x768x1024": WRONG, "1024x1024x1024": WRONG}
+    assert not any("hard-coded" in h for h in cross_case_hints(_results(verdicts), 16, LAUNCH))

@@ -1,0 +1,57 @@
+"""On a real GPU: solutions pass, stubs and every known-wrong variant fail for their reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader.course import load_course
+from grader.grading import grade
+from grader.source import read_source
+from tests.conftest import ROOT, run_grader
+
+pytestmark = pytest.mark.gpu
+COURSE = load_course(ROOT)
+
+
+@pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
+def test_the_solution_passes_every_check(exercise) -> None:  # type: ignore[no-untyped-def]
+    report = grade(exercise, read_source(exercise.solution))
+    assert report.device.backend == "gpu"
+    assert [c.status for c in report.checks] == ["passed"] * len(report.checks), report.to_json()
+    assert report.score == report.max_score
+
+
+@pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
+def test_the_stub_compiles_but_fails_correctness(exercise) -> None:  # type: ignore[no-untyped-def]
+    report = grade(exercise, read_source(exercise.stub))
+    assert report.checks[0].status == "passed"
+    failed = [c for c in report.checks if c.status == "failed"]
+    assert failed and all(c.kind == "correctness" for c in failed)
+    assert all("elements wrong" in c.message or "GPU" in c.message for c in failed)
+
+
+def test_validate_proves_every_verdict() -> None:
+    done = run_grader(["validate", "--json"])
+    result = json.loads(done.stdout)
+    not_ok = [i for i in result["items"] if i["verdict"] != "ok"]
+    assert not_ok == [], not_ok
+    assert done.returncode == 0
+
+
+def test_the_same_seed_gives_the_same_report() -> None:
+    exercise = COURSE.find("ex1")
+    variant = read_source(exercise.solution_directory / "wrong/floor_tiles.cu")
+    first = grade(exercise, variant, seed=99)
+    second = grade(exercise, variant, seed=99)
+    assert [c.message for c in first.checks] == [c.message for c in second.checks]
+    assert first.hints == second.hints and first.hints
+
+
+def test_one_element_per_thread_under_the_2x2_launch_leaves_c_unwritten() -> None:
+    exercise = COURSE.find("ex4")
+    report = grade(exercise, read_source(exercise.stub), seed=3)
+    big = next(c for c in report.checks if c.name == "correctness square 1024")
+    assert big.status == "failed"
+    assert "786432 never written" in big.message
