@@ -102,9 +102,11 @@ def describe_failure(
     breakdown = ", ".join(f"{count} {what}" for count, what in counts if count)
     nbad = int(bad.sum())
     launches = f" (launch {attempt + 1} of {of})" if of > 1 else ""
-    lines = [
-        f"{nbad} of {total} elements wrong{launches}" + (f": {breakdown}" if breakdown else "")
-    ]
+    if nbad:
+        headline = f"{nbad} of {total} elements wrong{launches}: {breakdown}"
+    else:
+        headline = f"all {total} elements of C are right{launches}, but:"
+    lines = [headline]
     symptoms: list[str] = []
 
     if nondeterministic:

@@ -130,6 +130,7 @@ def test_writes_outside_c_are_reported_even_when_c_is_right() -> None:
 
     result = _check(overwrite, "20x30x40")
     assert result.status == "failed"
+    assert result.message.startswith("all 800 elements of C are right, but:")
     assert "Wrote 5 value(s) outside C (0 before its start, 5 after its end)" in result.message
 
 
