@@ -9,7 +9,7 @@ export GRADER_CACHE_DIR=/tmp/grader-cache COLUMNS=110
 {
   echo "== doctor"; grader doctor
   echo "== pytest -m gpu"; python3 -m pytest -m gpu -q -p no:cacheprovider 2>&1
-  echo "== validate"; grader validate --seed 2026
+  echo "== validate"; start=$(date +%s.%N); grader validate --seed 2026; echo "validate took $(echo "$(date +%s.%N) - $start" | bc) s"
   for ex in ex1 ex4; do echo "== check $ex (stub)"; grader check "$ex" --seed 11; echo "exit $?"; done
   for ex in ex1-non-square ex4-register-tiling; do
     echo "== check $ex (solution)"; grader check "$ex" --file "solutions/$ex/kernel.cu"; echo "exit $?"
@@ -21,4 +21,4 @@ export GRADER_CACHE_DIR=/tmp/grader-cache COLUMNS=110
     echo "== check ex4 --file $v"; grader check ex4 --file "$v" --seed 11; echo "exit $?"
   done
 } 2>&1 | tee "$out/gpu-session.log"
-grep -E "^(== |exit |[0-9]+ passed|[0-9]+ as expected)" "$out/gpu-session.log" | tail -40
+grep -E "^(== |exit |validate took|[0-9]+ (passed|failed)|[0-9]+ as expected|.*hint:)" "$out/gpu-session.log" | tail -40
