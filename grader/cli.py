@@ -26,6 +26,25 @@ def _seed(text: str) -> int:
     return value
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_backend(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=("gpu", "cpu", "auto"),
+        default="auto",
+        help="where kernels run: gpu, cpu (emulated), or auto (the GPU when usable, else the CPU)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="grader", description="Grade CUDA matrix-multiplication exercises.")
     parser.add_argument("--version", action="version", version=f"grader {__version__}")
@@ -55,6 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
     validate.add_argument("--seed", type=_seed, help="seed for the random inputs")
     validate.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_backend(validate)
+    validate.add_argument(
+        "--jobs",
+        type=_positive,
+        default=None,
+        help="gradings at a time (default: one per CPU core on the CPU backend, else 1)",
+    )
+
+    _add_backend(check)
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")
     return parser

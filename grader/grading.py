@@ -16,7 +16,9 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def grade(exercise: Exercise, source: KernelSource, *, seed: int | None = None) -> Report:
+def grade(
+    exercise: Exercise, source: KernelSource, *, seed: int | None = None, backend: str = "auto"
+) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
     seed = new_seed() if seed is None else seed
     spec = exercise.spec
@@ -25,6 +27,7 @@ def grade(exercise: Exercise, source: KernelSource, *, seed: int | None = None) 
         source_text=source.text,
         display_name=source.display_name,
         seed=seed,
+        backend=backend,
     )
     device, checks = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}

@@ -31,6 +31,8 @@ class _ChildRun:
     device: DeviceInfo | None = None
     results: list[CheckResult] = field(default_factory=list)
     timed_out: bool = False
+    limit: float = 0.0
+    """The limit in force when the child stopped answering."""
     returncode: int | None = None
     stderr: str = ""
 
@@ -54,7 +56,7 @@ def _read_tail(stream: IO[bytes]) -> str:
 
 
 def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
-    run = _ChildRun()
+    run = _ChildRun(limit=time_limit)
     read_fd, write_fd = os.pipe()
     with tempfile.TemporaryFile() as stderr:
         process = subprocess.Popen(
@@ -90,8 +92,12 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
                 buffer += chunk
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
-                    _handle_event(json.loads(line), run)
-                    deadline = time.monotonic() + time_limit
+                    event = json.loads(line)
+                    _handle_event(event, run)
+                    # The child knows what the next check costs on its backend (the CPU
+                    # emulator is far slower than a GPU) and may extend the limit for it.
+                    run.limit = time_limit + float(event.get("extra_s", 0.0))
+                    deadline = time.monotonic() + run.limit
         if run.timed_out:
             _kill_group(process)
         run.returncode = process.wait()
@@ -143,7 +149,7 @@ def run_isolated(
             results[current.name] = _result(
                 current,
                 "failed",
-                f"did not finish within the time limit of {time_limit:g} s and was stopped: an "
+                f"did not finish within the time limit of {run.limit:.3g} s and was stopped: an "
                 "endless loop, or a __syncthreads() that some threads never reach?",
                 ("timeout",),
             )

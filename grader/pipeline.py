@@ -6,11 +6,12 @@ check before it is already reported and the parent can carry on with the rest.""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from grader.backends.base import Backend, KernelRuntimeError
+from grader.backends.cpu import UnsupportedKernelError
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
 from grader.course import ExerciseSpec, load_spec
@@ -30,6 +31,8 @@ class Job:
     source_text: str
     display_name: str
     seed: int
+    backend: str = "auto"
+    """`gpu`, `cpu` or `auto` (the GPU when one is usable, else the CPU)."""
     done: tuple[str, ...] = ()
     """Checks already reported by an earlier child; they are not run again."""
 
@@ -61,21 +64,32 @@ def plan(spec: ExerciseSpec) -> list[PlannedCheck]:
     return checks
 
 
-def _open_backend() -> tuple[Backend | None, DeviceInfo]:
+def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
+    """The backend asked for, or None with a DeviceInfo whose detail says why there is none."""
+    from grader.backends.cpu import CpuBackend, CpuUnavailableError
     from grader.backends.gpu import GpuBackend, GpuUnavailableError
 
-    try:
-        backend = GpuBackend()
-    except GpuUnavailableError as exc:
-        return None, DeviceInfo(backend="none", name="no device", detail=str(exc))
-    return backend, backend.device
+    reasons: list[str] = []
+    if choice in ("gpu", "auto"):
+        try:
+            gpu = GpuBackend()
+            return gpu, gpu.device
+        except GpuUnavailableError as exc:
+            reasons.append(str(exc))
+    if choice in ("cpu", "auto"):
+        try:
+            cpu = CpuBackend()
+            return cpu, cpu.device
+        except CpuUnavailableError as exc:
+            reasons.append(f"CPU backend unavailable: {exc}")
+    return None, DeviceInfo(backend="none", name="no device", detail="; ".join(reasons))
 
 
 def execute(job: Job, emit: Emit) -> int:
     """Run the job's remaining checks, emitting each result; returns the process exit code."""
     spec = load_spec(Path(job.spec_path))
     source = KernelSource(job.source_text, job.display_name)
-    backend, device = _open_backend()
+    backend, device = open_backend(job.backend)
     emit({"event": "device", "device": asdict(device)})
 
     def report(result: CheckResult) -> None:
@@ -111,30 +125,52 @@ def execute(job: Job, emit: Emit) -> int:
             + (f" ({resources})" if resources else ""),
         )
     )
-    for case in cases:
-        if case.name in job.done:
-            continue
-        if backend is None:
+    pending = [case for case in cases if case.name not in job.done]
+    if backend is None:
+        for case in pending:
             report(_skipped(case.name, case.max_score, f"not run: {device.detail}"))
-            continue
-        emit({"event": "start", "check": case.name})
+        return 0
+    try:
+        backend.prepare(source, compiled, spec.kernel.defines)
+    except (KernelRuntimeError, UnsupportedKernelError) as exc:
+        for case in pending:
+            report(_error(case, f"not run: {exc}"))
+        return 0
+    for case in pending:
+        shape = case.case.dims
+        launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)
+        # a failing case may take two more launches (the race and NaN probes)
+        extra = backend.extra_time_s(shape.m, shape.k, shape.n, launches + 2)
+        emit({"event": "start", "check": case.name, "extra_s": extra})
         try:
-            result = run_case(backend, compiled, spec, case, job.seed)
+            result = run_case(backend, spec, case, job.seed)
         except KernelRuntimeError as exc:
-            report(
-                CheckResult(
-                    case.name,
-                    "correctness",
-                    "failed",
-                    0.0,
-                    case.max_score,
-                    f"the kernel failed on the GPU: {exc}",
-                    ("cuda_error",),
-                )
-            )
-            return EXIT_CONTEXT_LOST
-        report(result)
+            report(_failed(case, f"the kernel failed on the {device.backend.upper()}: {exc}"))
+            if exc.context_lost:
+                return EXIT_CONTEXT_LOST
+            continue
+        except UnsupportedKernelError as exc:
+            report(_error(case, f"not run: {exc}"))
+            continue
+        report(_with_warnings(result, backend.take_warnings()))
     return 0
+
+
+def _failed(case: CorrectnessCase, message: str) -> CheckResult:
+    return CheckResult(
+        case.name, "correctness", "failed", 0.0, case.max_score, message, ("runtime_error",)
+    )
+
+
+def _error(case: CorrectnessCase, message: str) -> CheckResult:
+    return CheckResult(case.name, "correctness", "error", 0.0, case.max_score, message)
+
+
+def _with_warnings(result: CheckResult, warnings: list[str]) -> CheckResult:
+    if not warnings:
+        return result
+    text = "\n".join(f"warning: {w}" for w in warnings)
+    return replace(result, message=f"{result.message}\n{text}")
 
 
 def _skipped(name: str, max_score: float, why: str) -> CheckResult:

@@ -17,7 +17,7 @@ def test_list_shows_every_exercise() -> None:
 def test_check_json_without_gpu_reports_compile_passed_and_runtime_skipped() -> None:
     if gpu_unavailable_reason() is None:
         return  # with a GPU the runtime checks run: covered by tests/test_gpu.py
-    done = run_grader(["check", "ex1", "--json", "--seed", "5"])
+    done = run_grader(["check", "ex1", "--json", "--seed", "5", "--backend", "gpu"])
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report) >= {"exercise", "passed", "score", "max_score", "device", "checks"}

@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
+from grader.source import KernelSource
 
 FloatArray = npt.NDArray[np.float32]
 DoubleArray = npt.NDArray[np.float64]
@@ -19,7 +20,12 @@ DoubleArray = npt.NDArray[np.float64]
 class KernelRuntimeError(Exception):
     """The kernel failed on the device (illegal address, launch failure, ...): the text says how.
 
-    After one of these the device context may be unusable: the worker reports and exits."""
+    `context_lost`: the device context may be unusable afterwards (CUDA), so the worker reports
+    and exits, and a fresh one carries on."""
+
+    def __init__(self, message: str, *, context_lost: bool = True) -> None:
+        super().__init__(message)
+        self.context_lost = context_lost
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class GemmOutput:
 
 
 class Backend(Protocol):
-    """How a compiled kernel is run. Implementations: backends.gpu (CuPy)."""
+    """How a compiled kernel is run. Implementations: backends.gpu (CuPy), backends.cpu (fibers)."""
 
     @property
     def device(self) -> DeviceInfo: ...
@@ -62,10 +68,28 @@ class Backend(Protocol):
         """The compile target, e.g. `sm_90`."""
         ...
 
-    def run_gemm(self, kernel: CompiledKernel, launch: GemmLaunch) -> GemmOutput:
+    def prepare(
+        self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
+    ) -> None:
+        """Make the kernel ready to launch (load the cubin, or build the CPU program)."""
+        ...
+
+    def launches(self, m: int, k: int, n: int, requested: int) -> int:
+        """How many launches a case of this shape gets when the spec asks for `requested`."""
+        ...
+
+    def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
+        """Seconds added to the spec's time limit for this many launches of this shape."""
+        ...
+
+    def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
         """Copy the buffers in, launch once, wait, copy all three back."""
         ...
 
     def reference(self, a: FloatArray, b: FloatArray) -> tuple[DoubleArray, DoubleArray]:
         """A @ B and |A| @ |B| in float64."""
+        ...
+
+    def take_warnings(self) -> list[str]:
+        """Warnings gathered since the last call (e.g. threads that exited before a barrier)."""
         ...

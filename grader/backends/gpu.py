@@ -9,6 +9,7 @@ import numpy as np
 from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
 from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
+from grader.source import KernelSource
 
 
 class GpuUnavailableError(Exception):
@@ -42,7 +43,7 @@ class GpuBackend:
             detail=f"sm_{self._cc}, driver {_version(runtime.driverGetVersion())}, "
             f"CUDA runtime {_version(runtime.runtimeGetVersion())}, CuPy {cupy.__version__}",
         )
-        self._modules: dict[str, Any] = {}
+        self._function: Any = None
 
     @property
     def device(self) -> DeviceInfo:
@@ -52,17 +53,26 @@ class GpuBackend:
     def arch(self) -> str:
         return f"sm_{self._cc}"
 
-    def _function(self, kernel: CompiledKernel) -> Any:
-        key = str(kernel.cubin_path)
-        if key not in self._modules:
-            module = self._cupy.RawModule(path=key)
-            self._modules[key] = module.get_function(kernel.symbol)
-        return self._modules[key]
-
-    def run_gemm(self, kernel: CompiledKernel, launch: GemmLaunch) -> GemmOutput:
+    def prepare(
+        self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
+    ) -> None:
         cp = self._cupy
         try:
-            function = self._function(kernel)
+            module = cp.RawModule(path=str(compiled.cubin_path))
+            self._function = module.get_function(compiled.symbol)
+        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
+            raise KernelRuntimeError(_short(exc)) from None
+
+    def launches(self, m: int, k: int, n: int, requested: int) -> int:
+        return requested
+
+    def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
+        return 0.0
+
+    def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
+        cp = self._cupy
+        try:
+            function = self._function
             # Fresh device buffers on every launch, filled from the host: nothing left in the
             # memory pool by an earlier launch can show through.
             a, b, c = (cp.asarray(x) for x in (launch.a, launch.b, launch.c))
@@ -83,6 +93,9 @@ class GpuBackend:
         product = (a64 @ b64).get()
         magnitude = (cp.abs(a64) @ cp.abs(b64)).get()
         return product, magnitude
+
+    def take_warnings(self) -> list[str]:
+        return []
 
 
 def _short(exc: BaseException) -> str:

@@ -37,9 +37,13 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "list":
         return list_exercises.run(open_course(course_dir))
     if args.command == "check":
-        return check.run(open_course(course_dir), args.exercise, args.file, args.seed, args.json)
+        return check.run(
+            open_course(course_dir), args.exercise, args.file, args.seed, args.json, args.backend
+        )
     if args.command == "validate":
-        return validate.run(open_course(course_dir), args.exercises, args.seed, args.json)
+        return validate.run(
+            open_course(course_dir), args.exercises, args.seed, args.json, args.backend, args.jobs
+        )
     if args.command == "doctor":
         return doctor.run()
     raise GraderError(f"unknown command {args.command!r}")

@@ -11,10 +11,12 @@ from grader.report import render_json, render_terminal
 from grader.source import read_source
 
 
-def run(course: Course, key: str, file: Path | None, seed: int | None, as_json: bool) -> int:
+def run(
+    course: Course, key: str, file: Path | None, seed: int | None, as_json: bool, backend: str
+) -> int:
     exercise = course.find(key)
     source = read_source(file if file is not None else exercise.stub)
-    report = grade(exercise, source, seed=seed)
+    report = grade(exercise, source, seed=seed, backend=backend)
     if as_json:
         print(render_json(report))
     else:

@@ -4,8 +4,11 @@ reason it declares."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -30,46 +33,47 @@ class Item:
     detail: str
 
 
-def validate_exercise(exercise: Exercise, seed: int) -> list[Item]:
-    items: list[Item] = []
+def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
     root = exercise.directory.parent.parent
-    solution = grade(exercise, read_source(exercise.solution), seed=seed)
-    items.append(
-        Item(
-            exercise.id,
-            "solution",
-            str(exercise.solution.relative_to(root)),
-            *judge_acceptance(solution),
-        )
-    )
-    stub = grade(exercise, read_source(exercise.stub), seed=seed)
-    items.append(
-        Item(
-            exercise.id, "stub", str(exercise.stub.relative_to(root)), *judge_rejection(stub, None)
-        )
-    )
-    for variant in exercise.wrong_variants:
-        header = read_header(variant)
-        report = grade(exercise, read_source(variant), seed=seed)
-        items.append(
-            Item(
-                exercise.id,
-                "wrong",
-                str(variant.relative_to(root)),
-                *judge_rejection(report, header),
-            )
-        )
-    return items
+    report = grade(exercise, read_source(path), seed=seed, backend=backend)
+    if role == "solution":
+        verdict, detail = judge_acceptance(report)
+    else:
+        verdict, detail = judge_rejection(report, read_header(path) if role == "wrong" else None)
+    return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
 
 
-def run(course: Course, keys: Sequence[str], seed: int | None, as_json: bool) -> int:
+def validate_exercises(
+    exercises: Sequence[Exercise], seed: int, backend: str, jobs: int
+) -> list[Item]:
+    """Grade every solution, stub and known-wrong variant, `jobs` at a time (each grading runs in
+    its own child processes), and judge each against what it must do."""
+    work: list[tuple[Exercise, str, Path]] = []
+    for exercise in exercises:
+        work.append((exercise, "solution", exercise.solution))
+        work.append((exercise, "stub", exercise.stub))
+        for variant in exercise.wrong_variants:
+            read_header(variant)  # a variant without a valid header stops validation at once
+            work.append((exercise, "wrong", variant))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda w: _judge(w[0], w[1], w[2], seed, backend), work))
+
+
+def run(
+    course: Course,
+    keys: Sequence[str],
+    seed: int | None,
+    as_json: bool,
+    backend: str,
+    jobs: int | None = None,
+) -> int:
     exercises = [course.find(k) for k in keys] if keys else list(course.exercises)
     seed = new_seed() if seed is None else seed
+    # On a GPU, one grading at a time (they would share the device); on the CPU, one per core.
+    jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else 1)
     console = Console(stderr=as_json)
-    items: list[Item] = []
-    for exercise in exercises:
-        with console.status(f"validating {exercise.id}..."):
-            items += validate_exercise(exercise, seed)
+    with console.status(f"validating {', '.join(e.id for e in exercises)} ({jobs} at a time)..."):
+        items = validate_exercises(exercises, seed, backend, jobs)
     counts = {v: sum(1 for i in items if i.verdict == v) for v in ("ok", "wrong", "inconclusive")}
     if as_json:
         print(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -14,7 +13,6 @@ import pytest
 from grader.backends.base import GemmLaunch, GemmOutput
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.checks.diagnosis import cross_case_hints
-from grader.compiler import CompiledKernel
 from grader.course import CaseSpec, ExerciseSpec, Shape, load_spec
 from grader.results import CheckResult, DeviceInfo
 from tests.conftest import ROOT
@@ -22,7 +20,6 @@ from tests.conftest import ROOT
 F32 = npt.NDArray[np.float32]
 # behaviour(a, b, c, offset, m, k, n, launch_number): writes into the flat buffers like a kernel
 Behaviour = Callable[[F32, F32, F32, int, int, int, int, int], None]
-KERNEL = CompiledKernel(Path("unused.cubin"), "k", "k", 1, 0, 0)
 
 
 class NumpyDevice:
@@ -30,7 +27,7 @@ class NumpyDevice:
 
     def __init__(self, behaviour: Behaviour) -> None:
         self.behaviour = behaviour
-        self.launches = itertools.count()
+        self.counter = itertools.count()
 
     @property
     def device(self) -> DeviceInfo:
@@ -40,9 +37,21 @@ class NumpyDevice:
     def arch(self) -> str:
         return "sm_90"
 
-    def run_gemm(self, kernel: CompiledKernel, launch: GemmLaunch) -> GemmOutput:
+    def prepare(self, source: object, compiled: object, defines: object) -> None:
+        pass
+
+    def launches(self, m: int, k: int, n: int, requested: int) -> int:
+        return requested
+
+    def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
+        return 0.0
+
+    def take_warnings(self) -> list[str]:
+        return []
+
+    def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
         a, b, c = launch.a.copy(), launch.b.copy(), launch.c.copy()
-        self.behaviour(a, b, c, launch.offset, launch.m, launch.k, launch.n, next(self.launches))
+        self.behaviour(a, b, c, launch.offset, launch.m, launch.k, launch.n, next(self.counter))
         return GemmOutput(a, b, c)
 
     def reference(self, a: F32, b: F32) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -66,7 +75,7 @@ def _check(
     behaviour: Behaviour, shape: str, spec: ExerciseSpec = SPEC, repeat: int = 1
 ) -> CheckResult:
     case = CorrectnessCase(0, CaseSpec(shape=shape, repeat=repeat), 10.0)
-    return run_case(NumpyDevice(behaviour), KERNEL, spec, case, seed=7)
+    return run_case(NumpyDevice(behaviour), spec, case, seed=7)
 
 
 def test_a_correct_kernel_passes_with_full_points() -> None:

@@ -1,5 +1,6 @@
 // WRONG: loads the A and B tiles without bounds checks
 // expect: correctness "outside A or B"
+// expect: correctness "past the end of B"
 
 #ifndef TILE_SIZE
 #define TILE_SIZE 16

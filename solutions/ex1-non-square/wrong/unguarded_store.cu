@@ -1,5 +1,6 @@
 // WRONG: stores to C without checking row < M and col < N
 // expect: correctness "outside C"
+// expect: correctness "past the end of C"
 
 #ifndef TILE_SIZE
 #define TILE_SIZE 16

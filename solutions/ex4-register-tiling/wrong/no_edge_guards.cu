@@ -1,5 +1,6 @@
 // WRONG: stores all four elements without checking them against M and N
 // expect: correctness "outside C"
+// expect: correctness "past the end of C"
 
 #ifndef TILE_SIZE
 #define TILE_SIZE 16

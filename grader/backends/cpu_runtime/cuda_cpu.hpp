@@ -1,0 +1,483 @@
+// cuda_cpu.hpp: the CUDA built-ins a course kernel uses, mapped onto the CPU.
+//
+// Every CUDA thread of a block is a fiber (Boost.Context's fcontext: a few ns per switch, no
+// system call). A per-block scheduler runs each fiber up to its next __syncthreads() or warp
+// operation, in a chosen order (ascending, descending or a seeded shuffle), so that a missing
+// barrier gives wrong results deterministically. Blocks run one at a time; __shared__ arrays are
+// static storage in their own section, poisoned with NaN bytes before every block.
+//
+// Errors (barrier divergence, a warp operation whose lanes never arrive, ...) print one line
+// starting with GRADER-CPU-ERROR and exit with code 70; warnings start with GRADER-CPU-WARNING.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define GG_ASAN 1
+#else
+#define GG_ASAN 0
+#endif
+
+namespace gg {
+
+namespace ctx = boost::context::detail;
+
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+enum class State { Ready, AtBarrier, AtWarp, Done };
+enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
+
+struct Thread {
+    dim3 idx;
+    unsigned linear = 0;
+    ctx::fcontext_t context = nullptr;
+    ctx::fcontext_t caller = nullptr;
+    State state = State::Ready;
+    int line = 0;
+    // a pending warp operation
+    WarpOp op = WarpOp::Sync;
+    unsigned mask = 0;
+    std::uint64_t value = 0;
+    int lane_arg = 0;
+    int width = 32;
+    std::uint64_t result = 0;
+    // the fiber's stack
+    char *stack_bottom = nullptr;
+    std::size_t stack_size = 0;
+    void *fake_stack = nullptr;
+};
+
+// Messages are formatted into a fixed buffer: the runtime stays free of heavy C++ headers, so
+// that building a kernel takes well under a second.
+#define GG_FORMAT(buffer, ...) std::snprintf(buffer, sizeof(buffer), __VA_ARGS__)
+
+[[noreturn]] inline void fail(const char *message) {
+    std::fprintf(stderr, "GRADER-CPU-ERROR: %s\n", message);
+    std::fflush(stderr);
+    std::_Exit(70);
+}
+
+inline void warn_once(const char *message) {
+    static char said[8][256];
+    static int count = 0;
+    for (int i = 0; i < count; ++i)
+        if (std::strcmp(said[i], message) == 0) return;
+    if (count < 8) std::snprintf(said[count++], sizeof(said[0]), "%s", message);
+    std::fprintf(stderr, "GRADER-CPU-WARNING: %s\n", message);
+}
+
+typedef void (*Body)(void *);
+
+struct Launch {
+    dim3 grid, block, block_idx;
+    Thread *threads = nullptr;
+    unsigned count = 0;
+    Body body = nullptr;
+    void *body_context = nullptr;
+    Thread *current = nullptr;
+    char *stacks = nullptr;
+    std::size_t stack_size = 256 * 1024;
+    std::size_t stack_count = 0;
+    const void *main_bottom = nullptr;
+    std::size_t main_size = 0;
+    void *dynamic_shared = nullptr;
+};
+
+// One launch at a time per process; an inline variable, so that threadIdx costs one load.
+inline Launch g_launch;
+inline Launch &launch_state() { return g_launch; }
+
+}  // namespace gg
+
+// ---- CUDA's names -----------------------------------------------------------------------------
+using dim3 = gg::dim3;
+using uint3 = gg::dim3;
+#define threadIdx (::gg::g_launch.current->idx)
+#define blockIdx (::gg::g_launch.block_idx)
+#define blockDim (::gg::g_launch.block)
+#define gridDim (::gg::g_launch.grid)
+#define warpSize 32
+
+#define __global__
+#define __device__
+#define __host__
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __constant__ static
+#if GG_ASAN
+// Checked mode: plain statics, which AddressSanitizer surrounds with red zones (it leaves
+// variables in named sections alone), so an access outside a shared array is reported.
+#define __shared__ static
+#else
+// Fast mode: shared arrays live in their own section, poisoned between blocks.
+#define __shared__ static __attribute__((section("gg_shared")))
+#endif
+
+extern "C" char __start_gg_shared[] __attribute__((weak));
+extern "C" char __stop_gg_shared[] __attribute__((weak));
+
+namespace gg {
+
+#if GG_ASAN
+__attribute__((no_sanitize_address))
+#endif
+inline void poison_shared() {
+    // 0xFF bytes read as NaN in float: a value read before any thread of this block wrote it.
+    if (__start_gg_shared == nullptr) return;
+    for (char *p = __start_gg_shared; p < __stop_gg_shared; ++p) *p = static_cast<char>(0xFF);
+}
+
+inline void switch_to_thread(Launch &l, Thread &t) {
+    l.current = &t;
+#if GG_ASAN
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(&fake, t.stack_bottom, t.stack_size);
+#endif
+    ctx::transfer_t back = ctx::jump_fcontext(t.context, &t);
+#if GG_ASAN
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+    t.context = back.fctx;
+    l.current = nullptr;
+}
+
+inline void arrived_in_fiber(Thread &t, ctx::fcontext_t from) {
+    t.caller = from;
+#if GG_ASAN
+    Launch &l = launch_state();
+    __sanitizer_finish_switch_fiber(t.fake_stack, &l.main_bottom, &l.main_size);
+#endif
+}
+
+inline void yield_to_scheduler(Thread &t) {
+#if GG_ASAN
+    Launch &l = launch_state();
+    __sanitizer_start_switch_fiber(t.state == State::Done ? nullptr : &t.fake_stack, l.main_bottom,
+                                   l.main_size);
+#endif
+    ctx::transfer_t back = ctx::jump_fcontext(t.caller, nullptr);
+    arrived_in_fiber(t, back.fctx);
+}
+
+inline void fiber_entry(ctx::transfer_t from) {
+    Thread &t = *static_cast<Thread *>(from.data);
+    arrived_in_fiber(t, from.fctx);
+    Launch &l = launch_state();
+    l.body(l.body_context);
+    t.state = State::Done;
+    yield_to_scheduler(t);
+    std::abort();  // a finished fiber is never resumed
+}
+
+inline void allocate_stacks(Launch &l, std::size_t count) {
+    if (l.stack_count >= count) return;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t each = l.stack_size + page;
+    void *memory = mmap(nullptr, each * count, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) fail("cannot allocate fiber stacks");
+    l.stacks = static_cast<char *>(memory);
+    for (std::size_t i = 0; i < count; ++i) {
+        // the lowest page of each stack is a guard: an overflow faults instead of corrupting
+        mprotect(l.stacks + i * each, page, PROT_NONE);
+    }
+    l.stack_count = count;
+}
+
+inline void resolve_warps(Launch &l, bool &progressed) {
+    char message[256];
+    const unsigned count = l.count;
+    for (unsigned base = 0; base < count; base += 32) {
+        for (unsigned lane = 0; lane < 32 && base + lane < count; ++lane) {
+            Thread &first = l.threads[base + lane];
+            if (first.state != State::AtWarp) continue;
+            const unsigned mask = first.mask;
+            bool ready = true;
+            for (unsigned other = 0; other < 32; ++other) {
+                if (!(mask >> other & 1u)) continue;
+                if (base + other >= count) {
+                    GG_FORMAT(message, "warp operation at line %d: its mask names lane %u, which does not exist in this block", first.line, other);
+                    fail(message);
+                }
+                Thread &o = l.threads[base + other];
+                if (o.state == State::Done) {
+                    GG_FORMAT(message, "warp operation at line %d: its mask names lane %u, which has already exited", first.line, other);
+                    fail(message);
+                }
+                if (o.state != State::AtWarp) { ready = false; continue; }
+                if (o.mask != mask || o.op != first.op) {
+                    GG_FORMAT(message, "lanes of one warp meet different warp operations or masks at line %d and line %d", first.line, o.line);
+                    fail(message);
+                }
+            }
+            if (!ready) continue;
+            std::uint64_t ballot = 0;
+            bool any = false, all = true;
+            for (unsigned other = 0; other < 32; ++other) {
+                if (!(mask >> other & 1u)) continue;
+                const bool bit = l.threads[base + other].value != 0;
+                ballot |= static_cast<std::uint64_t>(bit) << other;
+                any = any || bit;
+                all = all && bit;
+            }
+            for (unsigned other = 0; other < 32; ++other) {
+                if (!(mask >> other & 1u)) continue;
+                Thread &t = l.threads[base + other];
+                const int me = static_cast<int>(other);
+                const int width = t.width;
+                const int segment = me / width * width;
+                int source = me;
+                switch (t.op) {
+                    case WarpOp::Shfl: source = segment + ((t.lane_arg % width) + width) % width; break;
+                    case WarpOp::ShflUp: source = me - t.lane_arg < segment ? me : me - t.lane_arg; break;
+                    case WarpOp::ShflDown: source = me + t.lane_arg >= segment + width ? me : me + t.lane_arg; break;
+                    case WarpOp::ShflXor: source = (me ^ t.lane_arg) >= segment + width ? me : (me ^ t.lane_arg); break;
+                    default: break;
+                }
+                if (t.op == WarpOp::Ballot) t.result = ballot;
+                else if (t.op == WarpOp::Any) t.result = any;
+                else if (t.op == WarpOp::All) t.result = all;
+                else if (t.op != WarpOp::Sync) {
+                    if (!(mask >> source & 1u)) {
+                        GG_FORMAT(message, "shuffle at line %d reads lane %d, which is not in the mask", t.line, source);
+                        fail(message);
+                    }
+                    t.result = l.threads[base + static_cast<unsigned>(source)].value;
+                }
+            }
+            for (unsigned other = 0; other < 32; ++other) {
+                if (mask >> other & 1u) l.threads[base + other].state = State::Ready;
+            }
+            progressed = true;
+        }
+    }
+}
+
+// Runs one block to completion with the threads visited in `order`.
+inline void run_block(Launch &l, const unsigned *order) {
+    char message[256];
+    const unsigned count = l.count;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    for (unsigned i = 0; i < count; ++i) {
+        Thread &t = l.threads[i];
+        t.state = State::Ready;
+        t.stack_bottom = l.stacks + i * (l.stack_size + page) + page;
+        t.stack_size = l.stack_size;
+        t.context = ctx::make_fcontext(t.stack_bottom + t.stack_size, t.stack_size, fiber_entry);
+    }
+    poison_shared();
+    for (;;) {
+        for (unsigned n = 0; n < count; ++n) {
+            Thread &t = l.threads[order[n]];
+            if (t.state == State::Ready) switch_to_thread(l, t);
+        }
+        unsigned done = 0, at_warp = 0, at_barrier = 0;
+        int first_line = 0, other_line = 0, warp_line = 0;
+        for (unsigned i = 0; i < count; ++i) {
+            const Thread &t = l.threads[i];
+            if (t.state == State::Done) {
+                ++done;
+            } else if (t.state == State::AtBarrier) {
+                if (at_barrier++ == 0) first_line = t.line;
+                else if (t.line != first_line) other_line = t.line;
+            } else if (t.state == State::AtWarp) {
+                ++at_warp;
+                warp_line = t.line;
+            }
+        }
+        if (done == count) return;
+        if (at_warp) {
+            bool progressed = false;
+            resolve_warps(l, progressed);
+            if (progressed) continue;
+            GG_FORMAT(message, "a warp operation at line %d waits for lanes that never arrive (they wait at __syncthreads() or took another path)", warp_line);
+            fail(message);
+        }
+        if (other_line) {
+            const int a = first_line < other_line ? first_line : other_line;
+            const int b = first_line < other_line ? other_line : first_line;
+            GG_FORMAT(message, "barrier divergence: threads of one block wait at different __syncthreads() calls, line %d and line %d (every thread of a block must reach the same barrier)", a, b);
+            fail(message);
+        }
+        if (done) {
+            GG_FORMAT(message, "some threads exited while others of their block wait at __syncthreads() on line %d (allowed since Volta, but fragile)", first_line);
+            warn_once(message);
+        }
+        for (unsigned i = 0; i < count; ++i) {
+            if (l.threads[i].state == State::AtBarrier) l.threads[i].state = State::Ready;
+        }
+    }
+}
+
+enum class Order { Ascending = 0, Descending = 1, Shuffle = 2 };
+
+inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order order, unsigned seed,
+                   Body body, void *body_context) {
+    Launch &l = launch_state();
+    const unsigned count = block.x * block.y * block.z;
+    if (count == 0 || count > 1024) fail("a block must hold 1 to 1024 threads");
+    l.grid = grid;
+    l.block = block;
+    l.body = body;
+    l.body_context = body_context;
+    allocate_stacks(l, count);
+    l.threads = new Thread[count];
+    l.count = count;
+    for (unsigned z = 0, i = 0; z < block.z; ++z)
+        for (unsigned y = 0; y < block.y; ++y)
+            for (unsigned x = 0; x < block.x; ++x, ++i) {
+                l.threads[i].idx = dim3(x, y, z);
+                l.threads[i].linear = i;
+            }
+    // exactly the launch's size: AddressSanitizer (checked mode) reports an access past it
+    l.dynamic_shared = dynamic_shared ? std::malloc(dynamic_shared) : nullptr;
+    unsigned *visit = new unsigned[count];
+    for (unsigned i = 0; i < count; ++i) visit[i] = order == Order::Descending ? count - 1 - i : i;
+    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (unsigned bz = 0; bz < grid.z; ++bz)
+        for (unsigned by = 0; by < grid.y; ++by)
+            for (unsigned bx = 0; bx < grid.x; ++bx) {
+                l.block_idx = dim3(bx, by, bz);
+                if (order == Order::Shuffle) {
+                    for (unsigned i = count - 1; i > 0; --i) {  // Fisher-Yates with xorshift64
+                        state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+                        const unsigned j = static_cast<unsigned>(state % (i + 1));
+                        const unsigned swap = visit[i]; visit[i] = visit[j]; visit[j] = swap;
+                    }
+                }
+                run_block(l, visit);
+            }
+    delete[] visit;
+    delete[] l.threads;
+    l.threads = nullptr;
+    std::free(l.dynamic_shared);
+}
+
+inline void *dynamic_shared() { return launch_state().dynamic_shared; }
+
+inline void sync_threads(int line) {
+    Thread &t = *launch_state().current;
+    t.state = State::AtBarrier;
+    t.line = line;
+    yield_to_scheduler(t);
+}
+
+inline std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int lane_arg, int width,
+                             int line) {
+    char message[256];
+    Thread &t = *launch_state().current;
+    if (width <= 0 || width > 32 || (width & (width - 1))) {
+        GG_FORMAT(message, "warp operation at line %d: width must be a power of two up to 32", line);
+        fail(message);
+    }
+    const unsigned lane = t.linear % 32;
+    if (!(mask >> lane & 1u)) {
+        GG_FORMAT(message, "warp operation at line %d: the calling lane %u is not in its own mask", line, lane);
+        fail(message);
+    }
+    t.state = State::AtWarp;
+    t.op = op;
+    t.mask = mask;
+    t.value = value;
+    t.lane_arg = lane_arg;
+    t.width = width;
+    t.line = line;
+    yield_to_scheduler(t);
+    return t.result;
+}
+
+template <class T> std::uint64_t bits_of(T value) {
+    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
+    std::uint64_t out = 0;
+    std::memcpy(&out, &value, sizeof(T));
+    return out;
+}
+template <class T> T from_bits(std::uint64_t value) {
+    T out;
+    std::memcpy(&out, &value, sizeof(T));
+    return out;
+}
+
+}  // namespace gg
+
+#define __syncthreads() ::gg::sync_threads(__LINE__)
+#define __syncwarp(...) ::gg::warp_op(::gg::WarpOp::Sync, (0xffffffffu, ##__VA_ARGS__), 0, 0, 32, __LINE__)
+#define __shfl_sync(mask, v, lane, ...) ::gg::shfl_(::gg::WarpOp::Shfl, mask, v, lane, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, d, __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflDown, mask, v, d, __LINE__, ##__VA_ARGS__)
+#define __shfl_xor_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflXor, mask, v, d, __LINE__, ##__VA_ARGS__)
+#define __ballot_sync(mask, p) static_cast<unsigned>(::gg::warp_op(::gg::WarpOp::Ballot, mask, (p) ? 1 : 0, 0, 32, __LINE__))
+#define __any_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::Any, mask, (p) ? 1 : 0, 0, 32, __LINE__))
+#define __all_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::All, mask, (p) ? 1 : 0, 0, 32, __LINE__))
+
+namespace gg {
+template <class T>
+T shfl_(WarpOp op, unsigned mask, T value, int lane_arg, int line, int width = 32) {
+    return from_bits<T>(warp_op(op, mask, bits_of(value), lane_arg, width, line));
+}
+}  // namespace gg
+
+// ---- vector types, with CUDA's alignment (a misaligned vector load is UB that UBSan reports) ---
+struct alignas(8) float2 { float x, y; };
+struct float3 { float x, y, z; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct int3 { int x, y, z; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline int2 make_int2(int x, int y) { return {x, y}; }
+inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
+inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+
+// ---- math and other device intrinsics -------------------------------------------------------
+template <class T> inline T max(T a, T b) { return a < b ? b : a; }
+template <class T> inline T min(T a, T b) { return b < a ? b : a; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline float rsqrtf(float a) { return 1.0f / std::sqrt(a); }
+inline float __expf(float a) { return std::exp(a); }
+inline float __logf(float a) { return std::log(a); }
+inline float __sinf(float a) { return std::sin(a); }
+inline float __cosf(float a) { return std::cos(a); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float __saturatef(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
+inline int __float2int_rn(float a) { return static_cast<int>(std::nearbyint(a)); }
+inline int __float_as_int(float a) { int i; std::memcpy(&i, &a, 4); return i; }
+inline float __int_as_float(int i) { float a; std::memcpy(&a, &i, 4); return a; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+template <class T> inline T __ldg(const T *p) { return *p; }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+// Atomics: fibers of one process never run at once, so a plain read-modify-write is atomic.
+template <class T> inline T atomicAdd(T *p, T v) { T old = *p; *p = old + v; return old; }
+template <class T> inline T atomicSub(T *p, T v) { T old = *p; *p = old - v; return old; }
+template <class T> inline T atomicMax(T *p, T v) { T old = *p; *p = old < v ? v : old; return old; }
+template <class T> inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
+template <class T> inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
+template <class T> inline T atomicCAS(T *p, T compare, T v) { T old = *p; if (old == compare) *p = v; return old; }
