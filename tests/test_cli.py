@@ -86,7 +86,45 @@ def test_python_dash_m_and_course_found_from_a_subdirectory() -> None:
     assert done.returncode == 0 and "ex1-non-square" in done.stdout
 
 
-def test_doctor_reports_nvrtc_and_the_gpu_state() -> None:
+def test_doctor_reports_nvrtc_the_gpu_and_the_cpu_backend() -> None:
     done = run_grader(["doctor"])
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "NVRTC" in done.stdout and "GPU" in done.stdout
+    assert "NVRTC" in done.stdout and "GPU" in done.stdout and "CPU backend" in done.stdout
+    assert "runtime checks (--backend auto) run on" in done.stdout
+
+
+def test_check_on_the_cpu_backend_grades_for_real_and_says_so() -> None:
+    done = run_grader(
+        [
+            "check",
+            "ex4",
+            "--json",
+            "--backend",
+            "cpu",
+            "--file",
+            "solutions/ex4-register-tiling/wrong/one_element_per_thread.cu",
+        ]
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["backend"] == "cpu" and "CPU emulation" in report["device"]
+    big = next(c for c in report["checks"] if c["name"] == "correctness square 1024")
+    assert big["status"] == "failed"
+    assert "786432 never written" in big["message"]
+
+
+def test_a_solution_passes_on_the_cpu_backend_with_full_points() -> None:
+    done = run_grader(
+        [
+            "check",
+            "ex4",
+            "--json",
+            "--backend",
+            "cpu",
+            "--file",
+            "solutions/ex4-register-tiling/kernel.cu",
+        ]
+    )
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    assert report["passed"] and report["score"] == report["max_score"] == 100

@@ -56,7 +56,8 @@ def _spec_with(tmp_path: Path, old: str, new: str) -> Path:
             ":18: correctness.cases[0].shape: expected 'MxKxN'",
         ),
         (
-            "time_limit_s: 5   # per check, on a GPU; the CPU emulator adds time in proportion to the work",
+            "time_limit_s: 5   # per check, on a GPU; the CPU emulator adds time in proportion "
+            "to the work",
             "time_limit_s: -5",
             ":10: time_limit_s: Input should be greater than 0",
         ),

@@ -127,7 +127,7 @@ class _Program:
 
 
 def _flags(checked: bool) -> list[str]:
-    common = ["-std=c++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
+    common = ["-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
     if checked:
         return [
             *common,

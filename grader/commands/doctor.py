@@ -64,7 +64,16 @@ def _gpu() -> tuple[bool, str]:
     try:
         return True, str(GpuBackend().device)
     except GpuUnavailableError as exc:
-        return False, f"{exc}: runtime checks will be skipped"
+        return False, str(exc)
+
+
+def _cpu_backend() -> tuple[bool, str]:
+    from grader.backends.cpu import CpuUnavailableError, check_toolchain
+
+    try:
+        return True, f"{check_toolchain()} with Boost.Context: kernels can run without a GPU"
+    except CpuUnavailableError as exc:
+        return False, str(exc)
 
 
 def run() -> int:
@@ -77,6 +86,8 @@ def run() -> int:
     rows.append(("NVRTC (compile)", ok, text, True))
     ok, text = _gpu()
     rows.append(("GPU", ok, text, False))
+    ok, text = _cpu_backend()
+    rows.append(("CPU backend", ok, text, False))
     ok, text = _tool_version("nvcc", "--version")
     rows.append(("nvcc", ok, text, False))
     ok, text = _tool_version("ncu", "--version")
@@ -93,6 +104,14 @@ def run() -> int:
             )
         )
         table.add_row(name, status, text)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    usable = {name: ok for name, ok, _, _ in rows}
+    where = "the GPU" if usable["GPU"] else "the CPU backend" if usable["CPU backend"] else None
+    console.print(
+        f"runtime checks (--backend auto) run on {where}"
+        if where
+        else "[yellow]runtime checks will be skipped: no GPU and no CPU backend[/yellow]"
+    )
     essential_ok = all(ok for _, ok, _, needed in rows if needed)
     return EXIT_OK if essential_ok else EXIT_USAGE

@@ -119,14 +119,10 @@ using uint3 = gg::dim3;
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __constant__ static
-#if GG_ASAN
-// Checked mode: plain statics, which AddressSanitizer surrounds with red zones (it leaves
-// variables in named sections alone), so an access outside a shared array is reported.
-#define __shared__ static
-#else
-// Fast mode: shared arrays live in their own section, poisoned between blocks.
+// Shared arrays live in their own section, poisoned between blocks. (AddressSanitizer leaves
+// variables in named sections alone; in checked mode UBSan's bounds check still reports an index
+// outside a shared array.)
 #define __shared__ static __attribute__((section("gg_shared")))
-#endif
 
 extern "C" char __start_gg_shared[] __attribute__((weak));
 extern "C" char __stop_gg_shared[] __attribute__((weak));
@@ -416,7 +412,7 @@ template <class T> T from_bits(std::uint64_t value) {
 }  // namespace gg
 
 #define __syncthreads() ::gg::sync_threads(__LINE__)
-#define __syncwarp(...) ::gg::warp_op(::gg::WarpOp::Sync, (0xffffffffu, ##__VA_ARGS__), 0, 0, 32, __LINE__)
+#define __syncwarp(...) ::gg::syncwarp_(__LINE__, ##__VA_ARGS__)
 #define __shfl_sync(mask, v, lane, ...) ::gg::shfl_(::gg::WarpOp::Shfl, mask, v, lane, __LINE__, ##__VA_ARGS__)
 #define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, d, __LINE__, ##__VA_ARGS__)
 #define __shfl_down_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflDown, mask, v, d, __LINE__, ##__VA_ARGS__)
@@ -426,6 +422,8 @@ template <class T> T from_bits(std::uint64_t value) {
 #define __all_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::All, mask, (p) ? 1 : 0, 0, 32, __LINE__))
 
 namespace gg {
+inline void syncwarp_(int line, unsigned mask = 0xffffffffu) { warp_op(WarpOp::Sync, mask, 0, 0, 32, line); }
+
 template <class T>
 T shfl_(WarpOp op, unsigned mask, T value, int lane_arg, int line, int width = 32) {
     return from_bits<T>(warp_op(op, mask, bits_of(value), lane_arg, width, line));

@@ -1,0 +1,229 @@
+"""The CPU backend on kernels written to exercise one feature or one diagnostic each, graded
+through the real pipeline on a small copy of ex1 (shapes up to 64)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.course import Exercise, load_course
+from grader.grading import grade
+from grader.results import Report
+from grader.source import KernelSource, read_source
+from tests.conftest import ROOT
+
+try:
+    check_toolchain()
+    NO_TOOLCHAIN = ""
+except CpuUnavailableError as exc:
+    NO_TOOLCHAIN = str(exc)
+
+pytestmark = pytest.mark.skipif(
+    bool(NO_TOOLCHAIN), reason=f"CPU backend unavailable: {NO_TOOLCHAIN}"
+)
+
+SMALL_CASES = """  cases:
+    - {shape: 1x1x1}
+    - {shape: 17x33x65}
+    - {shape: 64x48x64}
+"""
+
+
+@pytest.fixture(scope="module")
+def small_ex1(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
+    import shutil
+
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(ROOT / "course.yaml", root / "course.yaml")
+    shutil.copytree(ROOT / "exercises", root / "exercises")
+    shutil.copytree(ROOT / "solutions", root / "solutions")
+    spec = root / "exercises/ex1-non-square/spec.yaml"
+    text = spec.read_text()
+    spec.write_text(text[: text.index("  cases:")] + SMALL_CASES)
+    return load_course(root).find("ex1")
+
+
+def _grade(exercise: Exercise, body: str) -> Report:
+    source = KernelSource("#define TILE 16\n" + body, "kernel.cu")
+    return grade(exercise, source, seed=1, backend="cpu")
+
+
+def _messages(report: Report) -> str:
+    return "\n".join(c.message for c in report.checks) + "\n".join(report.hints)
+
+
+TILED = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
+
+
+def test_the_solution_passes_on_the_cpu_and_the_report_says_so(small_ex1: Exercise) -> None:
+    report = grade(small_ex1, read_source(small_ex1.solution), seed=3, backend="cpu")
+    assert report.device.backend == "cpu"
+    assert "CPU emulation" in str(report.device)
+    assert [c.status for c in report.checks] == ["passed"] * 4
+
+
+def test_a_missing_barrier_is_caught_as_a_race(small_ex1: Exercise) -> None:
+    body = TILED.replace(
+        "        __syncthreads();  // everyone is done reading", "        // gone", 1
+    )
+    report = _grade(small_ex1, body)
+    assert not report.passed
+    assert "threads race" in _messages(report)
+
+
+def test_barrier_divergence_names_both_lines(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    if (threadIdx.x % 2 == 0) {
+        __syncthreads();
+    } else {
+        __syncthreads();
+    }
+}
+"""
+    report = _grade(small_ex1, body)
+    message = report.checks[1].message
+    assert report.checks[1].status == "failed"
+    assert "barrier divergence" in message and "line 5" in message and "line 7" in message
+
+
+def test_threads_that_exit_before_a_barrier_are_allowed_with_a_warning(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+    __syncthreads();
+    C[row * N + col] = acc;
+}
+"""
+    report = _grade(small_ex1, body)
+    tiny = report.checks[1]
+    assert tiny.status == "passed", tiny.message
+    warning = "warning: some threads exited while others of their block wait at __syncthreads()"
+    assert f"{warning} on line 9" in tiny.message
+
+
+def test_warp_shuffles_and_ballots_compute_what_cuda_does(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool inside = row < M && col < N;
+    float acc = 0.0f;
+    for (int k = 0; inside && k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+    const float neighbour = __shfl_xor_sync(0xffffffffu, acc, 1);
+    const float mine = __shfl_xor_sync(0xffffffffu, neighbour, 1);
+    const float first = __shfl_sync(0xffffffffu, acc, 0);
+    const float lane0 = __shfl_down_sync(0xffffffffu, acc, 0);
+    const unsigned who = __ballot_sync(0xffffffffu, inside);
+    const int lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
+    const bool counted = (who >> lane) & 1u;
+    __syncwarp();
+    const int all = __all_sync(0xffffffffu, 1);
+    const int any = __any_sync(0xffffffffu, lane == 31);
+    if (inside && counted && all && any && lane0 == acc && first == first) {
+        C[row * N + col] = mine;
+    }
+}
+"""
+    report = _grade(small_ex1, body)
+    assert report.passed, _messages(report)
+
+
+def test_a_shuffle_whose_lanes_never_arrive_is_reported(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    if (threadIdx.x < 8) {
+        float v = __shfl_sync(0xffffffffu, 1.0f, 0);
+        C[0] = v;
+    }
+}
+"""
+    report = _grade(small_ex1, body)
+    assert "mask names lane 8, which has already exited" in report.checks[1].message
+
+
+@pytest.mark.parametrize(
+    ("construct", "named"),
+    [
+        ('asm volatile("membar.gl;");', "inline PTX (asm)"),
+        ("long long t = clock64();", "clock()/clock64()"),
+        ("__nanosleep(100);", "__nanosleep()"),
+    ],
+)
+def test_unsupported_constructs_are_refused_with_their_line(
+    small_ex1: Exercise, construct: str, named: str
+) -> None:
+    body = f"""
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {{
+    {construct}
+}}
+"""
+    report = _grade(small_ex1, body)
+    runtime = report.checks[1]
+    assert runtime.status == "error"
+    assert f"kernel.cu:4: {named} is not supported by the CPU backend" in runtime.message
+
+
+def test_out_of_bounds_reads_name_the_buffer_and_the_line(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k <= K; ++k) acc += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = acc;
+    }
+}
+"""
+    report = _grade(small_ex1, body)
+    message = report.checks[1].message
+    assert "kernel.cu:8: a read of 4 bytes" in message
+    assert "past the end of" in message
+
+
+def test_an_overflowing_shared_array_is_reported(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    __shared__ float tile[16][16];
+    tile[threadIdx.y][threadIdx.x + 1] = 1.0f;
+    __syncthreads();
+}
+"""
+    report = _grade(small_ex1, body)
+    assert "kernel.cu:5: index 16 out of bounds for type 'float [16]'" in report.checks[1].message
+
+
+def test_a_misaligned_vector_load_is_reported(small_ex1: Exercise) -> None:
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    const float4 v = *reinterpret_cast<const float4 *>(A + 1);
+    if (threadIdx.x == 0 && blockIdx.x == 0 && v.x == 12345.0f) C[0] = 0.0f;
+}
+"""
+    report = _grade(small_ex1, body)
+    message = report.checks[2].message  # 17x33x65: A is large enough for a 16-byte load
+    assert "kernel.cu:4:" in message and "misaligned" in message
+
+
+def test_shared_memory_is_poisoned_between_blocks(small_ex1: Exercise) -> None:
+    # Reads the tile before any thread of this block wrote it: NaN from the poison, every block.
+    body = TILED.replace(
+        "        a_tile[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f;\n", "", 1
+    )
+    report = _grade(small_ex1, body)
+    assert not report.passed
+    assert "NaN" in _messages(report)
+
+
+def test_a_kernel_that_loops_forever_is_stopped(small_ex1: Exercise, tmp_path: Path) -> None:
+    body = TILED.replace("for (int step = 0; step < steps; ++step)", "for (int step = 0; ; )", 1)
+    report = _grade(small_ex1, body)
+    assert report.checks[1].status == "failed"
+    assert "time limit" in report.checks[1].message
