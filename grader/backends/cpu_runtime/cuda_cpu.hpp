@@ -43,7 +43,6 @@ struct Thread {
     dim3 idx;
     unsigned linear = 0;
     ctx::fcontext_t context = nullptr;
-    ctx::fcontext_t caller = nullptr;
     State state = State::Ready;
     int line = 0;
     // a pending warp operation
@@ -87,6 +86,9 @@ struct Launch {
     Body body = nullptr;
     void *body_context = nullptr;
     Thread *current = nullptr;
+    ctx::fcontext_t scheduler = nullptr;
+    const unsigned *order = nullptr;
+    unsigned position = 0;
     char *stacks = nullptr;
     std::size_t stack_size = 256 * 1024;
     std::size_t stack_count = 0;
@@ -138,45 +140,79 @@ inline void poison_shared() {
     for (char *p = __start_gg_shared; p < __stop_gg_shared; ++p) *p = static_cast<char>(0xFF);
 }
 
-inline void switch_to_thread(Launch &l, Thread &t) {
-    l.current = &t;
+// Switching. Threads hand over to each other directly: a thread that blocks (at a barrier or a
+// warp operation) or finishes jumps straight to the next ready thread in the round's order, and
+// only the last one jumps back to the scheduler; one switch per thread and phase instead of two.
+// Whoever jumps passes itself (a Thread, or nullptr for the scheduler) and the receiver stores
+// the jumper's suspended context in its slot.
+inline void note_jumper(Launch &l, ctx::transfer_t from) {
+    if (from.data) static_cast<Thread *>(from.data)->context = from.fctx;
+    else l.scheduler = from.fctx;
+}
+
+inline void arrived(Launch &l, Thread &self, ctx::transfer_t from) {
+    note_jumper(l, from);
+#if GG_ASAN
+    const void *bottom = nullptr;
+    std::size_t size = 0;
+    __sanitizer_finish_switch_fiber(self.fake_stack, &bottom, &size);
+    if (!from.data) {
+        l.main_bottom = bottom;
+        l.main_size = size;
+    }
+#endif
+    l.current = &self;
+}
+
+inline void hand_over(Launch &l, Thread &self) {
+    unsigned n = l.position + 1;
+    while (n < l.count && l.threads[l.order[n]].state != State::Ready) ++n;
+#if GG_ASAN
+    void **fake = self.state == State::Done ? nullptr : &self.fake_stack;
+#endif
+    ctx::transfer_t from;
+    if (n < l.count) {
+        Thread &next = l.threads[l.order[n]];
+        l.position = n;
+        l.current = &next;
+#if GG_ASAN
+        __sanitizer_start_switch_fiber(fake, next.stack_bottom, next.stack_size);
+#endif
+        from = ctx::jump_fcontext(next.context, &self);
+    } else {
+#if GG_ASAN
+        __sanitizer_start_switch_fiber(fake, l.main_bottom, l.main_size);
+#endif
+        from = ctx::jump_fcontext(l.scheduler, &self);
+    }
+    arrived(l, self, from);
+}
+
+// Runs every ready thread once, in order, starting at position `start`.
+inline void run_round(Launch &l, const unsigned *order, unsigned start) {
+    Thread &first = l.threads[order[start]];
+    l.order = order;
+    l.position = start;
+    l.current = &first;
 #if GG_ASAN
     void *fake = nullptr;
-    __sanitizer_start_switch_fiber(&fake, t.stack_bottom, t.stack_size);
+    __sanitizer_start_switch_fiber(&fake, first.stack_bottom, first.stack_size);
 #endif
-    ctx::transfer_t back = ctx::jump_fcontext(t.context, &t);
+    ctx::transfer_t back = ctx::jump_fcontext(first.context, nullptr);
 #if GG_ASAN
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
-    t.context = back.fctx;
+    note_jumper(l, back);
     l.current = nullptr;
 }
 
-inline void arrived_in_fiber(Thread &t, ctx::fcontext_t from) {
-    t.caller = from;
-#if GG_ASAN
-    Launch &l = launch_state();
-    __sanitizer_finish_switch_fiber(t.fake_stack, &l.main_bottom, &l.main_size);
-#endif
-}
-
-inline void yield_to_scheduler(Thread &t) {
-#if GG_ASAN
-    Launch &l = launch_state();
-    __sanitizer_start_switch_fiber(t.state == State::Done ? nullptr : &t.fake_stack, l.main_bottom,
-                                   l.main_size);
-#endif
-    ctx::transfer_t back = ctx::jump_fcontext(t.caller, nullptr);
-    arrived_in_fiber(t, back.fctx);
-}
-
 inline void fiber_entry(ctx::transfer_t from) {
-    Thread &t = *static_cast<Thread *>(from.data);
-    arrived_in_fiber(t, from.fctx);
     Launch &l = launch_state();
+    Thread &self = *l.current;  // set by whoever jumped here
+    arrived(l, self, from);
     l.body(l.body_context);
-    t.state = State::Done;
-    yield_to_scheduler(t);
+    self.state = State::Done;
+    hand_over(l, self);
     std::abort();  // a finished fiber is never resumed
 }
 
@@ -278,10 +314,9 @@ inline void run_block(Launch &l, const unsigned *order) {
     }
     poison_shared();
     for (;;) {
-        for (unsigned n = 0; n < count; ++n) {
-            Thread &t = l.threads[order[n]];
-            if (t.state == State::Ready) switch_to_thread(l, t);
-        }
+        unsigned start = 0;
+        while (start < count && l.threads[order[start]].state != State::Ready) ++start;
+        if (start < count) run_round(l, order, start);
         unsigned done = 0, at_warp = 0, at_barrier = 0;
         int first_line = 0, other_line = 0, warp_line = 0;
         for (unsigned i = 0; i < count; ++i) {
@@ -370,7 +405,7 @@ inline void sync_threads(int line) {
     Thread &t = *launch_state().current;
     t.state = State::AtBarrier;
     t.line = line;
-    yield_to_scheduler(t);
+    hand_over(launch_state(), t);
 }
 
 inline std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int lane_arg, int width,
@@ -393,7 +428,7 @@ inline std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int 
     t.lane_arg = lane_arg;
     t.width = width;
     t.line = line;
-    yield_to_scheduler(t);
+    hand_over(launch_state(), t);
     return t.result;
 }
 
