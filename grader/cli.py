@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_backend(check)
 
+    commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
+
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")
     return parser
 

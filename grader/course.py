@@ -7,24 +7,23 @@ file, the line, the key and what is allowed.
 from __future__ import annotations
 
 import re
-import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictInt,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from grader.errors import GraderError
-from grader.yaml_source import YamlDocument, read_yaml
+from grader.schema_errors import parse_document
+from grader.yaml_source import read_yaml
 
 # Spec-provided defines become `-DNAME=value` for NVRTC. NVRTC's built-in headers use short
 # template parameter names (`-DT=16` breaks them), so a define must look like TILE_SIZE.
@@ -156,8 +155,12 @@ class CorrectnessSpec(_Model):
     """Correctness: every case must match the float64 reference within the tolerance."""
 
     points: int = Field(ge=0, description="Points for correctness, split evenly over the cases.")
-    inputs: InputSpec = Field(default_factory=lambda: InputSpec())
-    tolerance: ToleranceSpec = Field(default_factory=lambda: ToleranceSpec())
+    inputs: InputSpec = Field(
+        default_factory=lambda: InputSpec(), description="How A and B are drawn."
+    )
+    tolerance: ToleranceSpec = Field(
+        default_factory=lambda: ToleranceSpec(), description="The error bound's constant."
+    )
     cases: list[CaseSpec] = Field(min_length=1, description="Shapes to check, smallest first.")
 
 
@@ -171,13 +174,13 @@ class ExerciseSpec(_Model):
     """An exercise's spec.yaml."""
 
     title: str = Field(description="Shown in reports.")
-    kernel: KernelSpec
-    launch: LaunchSpec
+    kernel: KernelSpec = Field(description="The kernel to compile: file, name, defines.")
+    launch: LaunchSpec = Field(description="Threads per block and the tile of C a block covers.")
     time_limit_s: float = Field(
         60.0, gt=0, le=3600, description="Wall-clock limit for each runtime check, in seconds."
     )
-    compile: CompileSpec
-    correctness: CorrectnessSpec
+    compile: CompileSpec = Field(description="Points for compiling.")
+    correctness: CorrectnessSpec = Field(description="Cases, inputs, tolerance and points.")
 
     @property
     def max_score(self) -> int:
@@ -189,7 +192,7 @@ class CourseExercise(_Model):
 
     id: str = Field(description="Short id used on the command line: ex1, ex2, ...")
     dir: str = Field(description="Directory under exercises/ (and solutions/).")
-    title: str
+    title: str = Field(description="Shown in reports.")
     points: int = Field(ge=0, description="Must equal the total of the exercise's spec.")
 
     @field_validator("id")
@@ -208,10 +211,10 @@ class CourseExercise(_Model):
 
 
 class CourseSpec(_Model):
-    """course.yaml."""
+    """The course: its title and its exercises, in the order students meet them."""
 
-    title: str
-    exercises: list[CourseExercise] = Field(min_length=1)
+    title: str = Field(description="The course's name, shown by `grader list`.")
+    exercises: list[CourseExercise] = Field(min_length=1, description="At least one exercise.")
 
 
 @dataclass(frozen=True)
@@ -254,70 +257,6 @@ class Course:
         raise GraderError(
             f"no exercise {key!r} in {self.root / 'course.yaml'}; choose one of: {choices}"
         )
-
-
-def _unwrap_model(annotation: Any) -> Any:
-    """The model class inside an annotation such as `list[CaseSpec]` or `X | None`."""
-    origin = typing.get_origin(annotation)
-    if origin in (list, tuple, typing.Union, types.UnionType, Annotated):
-        for arg in typing.get_args(annotation):
-            inner = _unwrap_model(arg)
-            if isinstance(inner, type) and issubclass(inner, BaseModel):
-                return inner
-    return annotation
-
-
-def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return None
-        field = current.model_fields.get(part)
-        if field is None:
-            return None
-        current = _unwrap_model(field.annotation)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _format_loc(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
-
-
-def _describe(error: Any, model: type[BaseModel]) -> str:
-    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        parent = _model_at(model, loc[:-1])
-        allowed = ", ".join(sorted(parent.model_fields)) if parent else "?"
-        return f"{_format_loc(loc)}: unknown key (allowed here: {allowed})"
-    if kind == "missing":
-        return f"{_format_loc(loc)}: required key is missing"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    got = error.get("input")
-    shown = "" if isinstance(got, dict | list) or kind.endswith("_error") else f" (got {got!r})"
-    return f"{_format_loc(loc)}: {message}{shown}"
-
-
-M = typing.TypeVar("M", bound=BaseModel)
-
-
-def parse_document(document: YamlDocument, model: type[M]) -> M:
-    """Validate a YAML document against `model`; the first error becomes a one-line GraderError."""
-    if not isinstance(document.data, dict):
-        raise GraderError(f"{document.path}: expected a mapping of keys at the top level")
-    try:
-        return model.model_validate(document.data)
-    except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        loc = tuple(first["loc"])
-        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        raise GraderError(f"{document.where(loc)}: {_describe(first, model)}{more}") from None
 
 
 def load_spec(path: Path) -> ExerciseSpec:

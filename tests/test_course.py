@@ -101,3 +101,11 @@ def test_course_points_must_match_the_spec(course_copy: Path) -> None:
 def test_unknown_exercise_lists_the_choices() -> None:
     with pytest.raises(GraderError, match=r"no exercise 'ex9'.*ex1 \(ex1-non-square\), ex4"):
         load_course(ROOT).find("ex9")
+
+
+def test_the_committed_spec_reference_is_generated_from_the_models() -> None:
+    from grader.spec_docs import render
+
+    committed = (ROOT / "docs/spec.md").read_text()
+    assert committed == render(), "docs/spec.md is stale: run `grader spec-docs > docs/spec.md`"
+    assert "| `time_limit_s` | `float` | `60.0` |" in committed

@@ -9,7 +9,6 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
+from grader.backends.cpu_failures import explain_failure
 from grader.compiler import CompiledKernel, cache_dir
 from grader.results import DeviceInfo
 from grader.source import KernelSource, blank_comments_and_literals
@@ -264,7 +264,7 @@ class CpuBackend:
             self._collect_warnings(stderr)
             if done.returncode != 0:
                 raise KernelRuntimeError(
-                    explain_failure(stderr, done.returncode, launch), context_lost=False
+                    explain_failure(stderr, done.returncode), context_lost=False
                 )
             out = [np.fromfile(Path(work) / f"{name}.out", dtype=np.float32) for name in "abc"]
         return GemmOutput(a=out[0], b=out[1], c=out[2])
@@ -283,65 +283,3 @@ class CpuBackend:
     def reference(self, a: FloatArray, b: FloatArray) -> tuple[DoubleArray, DoubleArray]:
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         return a64 @ b64, np.abs(a64) @ np.abs(b64)
-
-
-_ASAN_KIND = re.compile(r"ERROR: AddressSanitizer: ([\w-]+)")
-_ACCESS = re.compile(r"^(READ|WRITE) of size (\d+)", re.MULTILINE)
-_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in .*? (\S+):(\d+)$", re.MULTILINE)
-_REGION = re.compile(
-    r"located (\d+) bytes (to the right|to the left|inside) of (\d+)-byte region \[(0x[0-9a-f]+),"
-)
-_BUFFERS = re.compile(r"GRADER-CPU-BUFFERS A=(0x[0-9a-f]+) B=(0x[0-9a-f]+) C=(0x[0-9a-f]+)")
-_UBSAN = re.compile(r"^(\S+?):(\d+):\d+: runtime error: (.*)$", re.MULTILINE)
-
-
-def _kernel_frame(stderr: str) -> str:
-    """`file:line` of the innermost stack frame in the student's file (not harness, not runtime)."""
-    for match in _FRAME.finditer(stderr):
-        path = match.group(1)
-        if "cpu_runtime" in path or path.startswith("/usr/") or "grader-harness" in path:
-            continue
-        return f"{Path(path).name}:{match.group(2)}"
-    return "an unknown line"
-
-
-def explain_failure(stderr: str, returncode: int, launch: GemmLaunch) -> str:
-    """One or two sentences for a failed CPU run: the runtime's own error, a sanitizer report
-    naming the kernel line and the buffer, or how the program died."""
-    for line in stderr.splitlines():
-        if line.startswith("GRADER-CPU-ERROR: "):
-            return line.removeprefix("GRADER-CPU-ERROR: ")
-    asan = _ASAN_KIND.search(stderr)
-    if asan:
-        access = _ACCESS.search(stderr)
-        what = f"a {access.group(1).lower()} of {access.group(2)} bytes" if access else "an access"
-        where = _kernel_frame(stderr)
-        region = _REGION.search(stderr)
-        buffers = _BUFFERS.search(stderr)
-        target = "outside every buffer the kernel was given"
-        if region and buffers:
-            name = dict(zip(buffers.groups(), "ABC", strict=True)).get(region.group(4))
-            distance = int(region.group(1))
-            if name and region.group(2) == "to the right":
-                target = (
-                    f"{'just' if distance == 0 else f'{distance} bytes'} past the end of {name}"
-                )
-            elif name and region.group(2) == "to the left":
-                target = f"{distance} bytes before the start of {name}"
-        elif asan.group(1) == "global-buffer-overflow":
-            target = "outside a __shared__ array"
-        elif asan.group(1) == "stack-buffer-overflow":
-            target = "outside a local array"
-        return f"{where}: {what} {target} (AddressSanitizer: {asan.group(1)})"
-    ubsan = _UBSAN.search(stderr)
-    if ubsan:
-        where = f"{Path(ubsan.group(1)).name}:{ubsan.group(2)}"
-        return f"{where}: {ubsan.group(3)} (UndefinedBehaviorSanitizer)"
-    if returncode < 0:
-        name = signal.Signals(-returncode).name
-        hint = (
-            " (an access far outside the buffers, or a stack overflow)" if name == "SIGSEGV" else ""
-        )
-        return f"the kernel's program was killed by {name}{hint}"
-    tail = stderr.strip().splitlines()[-1:] or [""]
-    return f"the kernel's program exited with code {returncode}: {tail[0]}"

@@ -46,4 +46,9 @@ def dispatch(args: argparse.Namespace) -> int:
         )
     if args.command == "doctor":
         return doctor.run()
+    if args.command == "spec-docs":
+        from grader.spec_docs import render
+
+        print(render(), end="")
+        return 0
     raise GraderError(f"unknown command {args.command!r}")

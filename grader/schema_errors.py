@@ -1,0 +1,77 @@
+"""Validating a YAML document against a model: the first problem becomes one line that names the
+file, the line, the key and what is allowed there."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ValidationError
+
+from grader.errors import GraderError
+from grader.yaml_source import YamlDocument
+
+
+def _unwrap_model(annotation: Any) -> Any:
+    """The model class inside an annotation such as `list[CaseSpec]` or `X | None`."""
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, typing.Union, types.UnionType, Annotated):
+        for arg in typing.get_args(annotation):
+            inner = _unwrap_model(arg)
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return annotation
+
+
+def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        current = _unwrap_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _format_loc(loc: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _describe(error: Any, model: type[BaseModel]) -> str:
+    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = _model_at(model, loc[:-1])
+        allowed = ", ".join(sorted(parent.model_fields)) if parent else "?"
+        return f"{_format_loc(loc)}: unknown key (allowed here: {allowed})"
+    if kind == "missing":
+        return f"{_format_loc(loc)}: required key is missing"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    got = error.get("input")
+    shown = "" if isinstance(got, dict | list) or kind.endswith("_error") else f" (got {got!r})"
+    return f"{_format_loc(loc)}: {message}{shown}"
+
+
+M = typing.TypeVar("M", bound=BaseModel)
+
+
+def parse_document(document: YamlDocument, model: type[M]) -> M:
+    """Validate a YAML document against `model`; the first error becomes a one-line GraderError."""
+    if not isinstance(document.data, dict):
+        raise GraderError(f"{document.path}: expected a mapping of keys at the top level")
+    try:
+        return model.model_validate(document.data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        loc = tuple(first["loc"])
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise GraderError(f"{document.where(loc)}: {_describe(first, model)}{more}") from None
