@@ -83,6 +83,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _add_backend(check)
+    check.add_argument(
+        "--benchmark-json",
+        type=Path,
+        default=None,
+        help="also write the performance check's pytest-benchmark JSON here",
+    )
+
+    calibrate = commands.add_parser(
+        "calibrate", help="time the reference solutions on this GPU and propose thresholds"
+    )
+    calibrate.add_argument("exercises", nargs="*", help="exercise ids (default: all with timing)")
+    calibrate.add_argument("--runs", type=_positive, default=5, help="gradings per exercise")
+    calibrate.add_argument(
+        "--write", action="store_true", help="record the proposal in the spec under this GPU's name"
+    )
 
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
 

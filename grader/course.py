@@ -102,6 +102,16 @@ class Shape(typing.NamedTuple):
         return f"{self.m}x{self.k}x{self.n}"
 
 
+def check_shape(value: str) -> str:
+    """`value` if it reads 'MxKxN' with positive dimensions up to 16384, else ValueError."""
+    match = _SHAPE.match(value)
+    if not match or any(int(g) <= 0 for g in match.groups()):
+        raise ValueError(f"expected 'MxKxN' with positive integers, got {value!r}")
+    if any(int(g) > 16384 for g in match.groups()):
+        raise ValueError(f"{value!r}: each dimension must be at most 16384")
+    return value
+
+
 class CaseSpec(_Model):
     """One correctness case."""
 
@@ -112,12 +122,7 @@ class CaseSpec(_Model):
     @field_validator("shape")
     @classmethod
     def _shape_format(cls, value: str) -> str:
-        match = _SHAPE.match(value)
-        if not match or any(int(g) <= 0 for g in match.groups()):
-            raise ValueError(f"expected 'MxKxN' with positive integers, got {value!r}")
-        if any(int(g) > 16384 for g in match.groups()):
-            raise ValueError(f"{value!r}: each dimension must be at most 16384")
-        return value
+        return check_shape(value)
 
     @property
     def dims(self) -> Shape:
@@ -170,6 +175,65 @@ class CompileSpec(_Model):
     points: int = Field(ge=0, description="Points for a kernel that compiles.")
 
 
+class BaselineSpec(_Model):
+    """The kernel a student's is timed against, from reference/."""
+
+    file: str = Field(description="Path under the course root, e.g. reference/tiled.cu.")
+    name: str = Field(description="Name of its __global__ function.")
+    defines: dict[str, int] = Field(default_factory=dict, description="Its defines.")
+    launch: LaunchSpec = Field(description="Its launch geometry.")
+
+
+class ThresholdSpec(_Model):
+    """Speedup thresholds (baseline median time / student median time) for one kind of GPU."""
+
+    min_speedup: float = Field(gt=0, le=100, description="Below this the check fails.")
+    target_speedup: float | None = Field(
+        None,
+        gt=0,
+        le=100,
+        description="With it, points grow linearly from 0 at min_speedup to all at this speedup.",
+    )
+    note: str = Field("", description="Where the numbers come from (calibration run, date).")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ThresholdSpec:
+        if self.target_speedup is not None and self.target_speedup <= self.min_speedup:
+            raise ValueError("target_speedup must be above min_speedup")
+        return self
+
+
+class PerformanceSpec(_Model):
+    """A speedup check, timed on the GPU against a baseline in the same run, interleaved."""
+
+    points: int = Field(ge=0, description="Points for reaching the threshold.")
+    shape: str = Field(description="'MxKxN' timed for both kernels.")
+    baseline: BaselineSpec
+    default: ThresholdSpec = Field(description="Thresholds for GPUs with no entry of their own.")
+    gpus: dict[str, ThresholdSpec] = Field(
+        default_factory=dict,
+        description="Thresholds by GPU name (as the driver reports it) or 'sm_XY'; "
+        "`grader calibrate --write` records them.",
+    )
+    rounds: int = Field(5, ge=1, le=100, description="Timed launches per kernel in each block.")
+    min_pairs: int = Field(
+        6, ge=2, le=200, description="Interleaved blocks (A B A B ...) at least."
+    )
+    rse_target: float = Field(
+        0.003, gt=0, le=0.5, description="Stop once the speedup's relative standard error is below."
+    )
+    time_cap_s: float = Field(15.0, gt=0, le=600, description="Stop timing after this long.")
+
+    @field_validator("shape")
+    @classmethod
+    def _shape_format(cls, value: str) -> str:
+        return check_shape(value)
+
+    @property
+    def dims(self) -> Shape:
+        return CaseSpec(shape=self.shape).dims
+
+
 class ExerciseSpec(_Model):
     """An exercise's spec.yaml."""
 
@@ -181,10 +245,14 @@ class ExerciseSpec(_Model):
     )
     compile: CompileSpec = Field(description="Points for compiling.")
     correctness: CorrectnessSpec = Field(description="Cases, inputs, tolerance and points.")
+    performance: PerformanceSpec | None = Field(
+        None, description="A speedup check against a baseline (needs a GPU; skipped on the CPU)."
+    )
 
     @property
     def max_score(self) -> int:
-        return self.compile.points + self.correctness.points
+        extra = self.performance.points if self.performance else 0
+        return self.compile.points + self.correctness.points + extra
 
 
 class CourseExercise(_Model):

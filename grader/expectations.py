@@ -23,7 +23,7 @@ _EXPECT = re.compile(r'^\s*//\s*expect:\s*(\w+)\s*(?:"([^"]*)")?\s*$')
 _WHY = re.compile(r"^\s*//\s*WRONG:\s*(.+?)\s*$")
 _KINDS = ("compile", "correctness", "performance", "answers", "safety")
 
-Verdict = Literal["ok", "wrong", "inconclusive"]
+Verdict = Literal["ok", "wrong", "inconclusive", "needs a GPU"]
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,23 @@ def read_header(path: Path) -> VariantHeader:
     return VariantHeader(why, tuple(expectations))
 
 
+def _gpu_only_skipped(report: Report) -> list[str]:
+    """Performance checks skipped because this backend cannot time kernels."""
+    return [
+        c.name
+        for c in report.checks
+        if c.kind == "performance" and c.status == "skipped" and report.device.backend != "gpu"
+    ]
+
+
 def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdict, str]:
     """Was a kernel that must fail rejected (for the declared reason, if one is declared)?"""
     failed = [c for c in report.checks if c.status in ("failed", "error")]
+    timing_expected = header is not None and any(
+        e.kind == "performance" for e in header.expectations
+    )
+    if not failed and timing_expected and _gpu_only_skipped(report):
+        return "needs a GPU", "caught only by timing, which needs a GPU"
     if not failed:
         if any(c.status == "skipped" for c in report.checks):
             return "inconclusive", "no check failed, some were skipped"
@@ -84,6 +98,8 @@ def judge_acceptance(report: Report) -> tuple[Verdict, str]:
     failed = [c for c in report.checks if c.status in ("failed", "error")]
     if failed:
         return "wrong", f"{failed[0].name}: {failed[0].message.splitlines()[0]}"
-    if any(c.status == "skipped" for c in report.checks):
+    gpu_only = _gpu_only_skipped(report)
+    if any(c.status == "skipped" and c.name not in gpu_only for c in report.checks):
         return "inconclusive", "passed, but some checks were skipped"
-    return "ok", f"{report.score:g}/{report.max_score:g} points"
+    timing = " (performance needs a GPU)" if gpu_only else ""
+    return "ok", f"{report.score:g}/{report.max_score:g} points{timing}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 from grader.checks.diagnosis import cross_case_hints
 from grader.course import Exercise
@@ -17,7 +18,12 @@ def new_seed() -> int:
 
 
 def grade(
-    exercise: Exercise, source: KernelSource, *, seed: int | None = None, backend: str = "auto"
+    exercise: Exercise,
+    source: KernelSource,
+    *,
+    seed: int | None = None,
+    backend: str = "auto",
+    keep_dir: Path | None = None,
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
     seed = new_seed() if seed is None else seed
@@ -28,6 +34,8 @@ def grade(
         display_name=source.display_name,
         seed=seed,
         backend=backend,
+        course_root=str(exercise.directory.parent.parent),
+        keep_dir=str(keep_dir) if keep_dir else "",
     )
     device, checks = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}

@@ -45,6 +45,7 @@ def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env["CUPY_TF32"] = "0"  # cuBLAS, the performance report's yardstick, in true FP32
     return env
 
 
@@ -76,7 +77,8 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
         except BrokenPipeError:
             pass
         buffer = b""
-        deadline = time.monotonic() + time_limit
+        deadline = last_event = time.monotonic()
+        deadline += time_limit
         with selectors.DefaultSelector() as selector, os.fdopen(read_fd, "rb", buffering=0) as pipe:
             selector.register(pipe, selectors.EVENT_READ)
             while True:
@@ -93,7 +95,9 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
                     event = json.loads(line)
-                    _handle_event(event, run)
+                    now = time.monotonic()
+                    _handle_event(event, run, now - last_event)
+                    last_event = now
                     # The child knows what the next check costs on its backend (the CPU
                     # emulator is far slower than a GPU) and may extend the limit for it.
                     run.limit = time_limit + float(event.get("extra_s", 0.0))
@@ -105,11 +109,14 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
     return run
 
 
-def _handle_event(event: dict[str, Any], run: _ChildRun) -> None:
+def _handle_event(event: dict[str, Any], run: _ChildRun, seconds: float) -> None:
     if event["event"] == "device":
         run.device = DeviceInfo(**event["device"])
     elif event["event"] == "result":
-        run.results.append(CheckResult.from_json(event["result"]))
+        result = CheckResult.from_json(event["result"])
+        # wall time since the child's previous event: the check's own cost as the user waits
+        figures = {**result.figures, "wall_s": round(seconds, 3)}
+        run.results.append(replace(result, figures=figures))
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -137,7 +144,8 @@ def run_isolated(
     results: dict[str, CheckResult] = {}
     device: DeviceInfo | None = None
     while len(results) < len(planned):
-        run = _run_child(replace(job, done=tuple(results)), time_limit, command)
+        failed = any(r.status in ("failed", "error") for r in results.values())
+        run = _run_child(replace(job, done=tuple(results), any_failed=failed), time_limit, command)
         device = run.device or device
         for result in run.results:
             results.setdefault(result.name, result)

@@ -5,6 +5,8 @@ check before it is already reported and the parent can carry on with the rest.""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -12,15 +14,18 @@ from typing import Any
 
 from grader.backends.base import Backend, KernelRuntimeError
 from grader.backends.cpu import UnsupportedKernelError
+from grader.backends.gpu import GpuBackend
 from grader.checks.correctness import CorrectnessCase, run_case
-from grader.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
+from grader.checks.performance import run_performance
+from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
 from grader.course import ExerciseSpec, load_spec
-from grader.results import CheckKind, CheckResult, DeviceInfo
+from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.source import KernelSource
 
 Emit = Callable[[dict[str, Any]], None]
 EXIT_CONTEXT_LOST = 3
 COMPILE_CHECK = "compile"
+PERFORMANCE_CHECK = "performance"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,12 @@ class Job:
     """`gpu`, `cpu` or `auto` (the GPU when one is usable, else the CPU)."""
     done: tuple[str, ...] = ()
     """Checks already reported by an earlier child; they are not run again."""
+    any_failed: bool = False
+    """Whether a check reported by an earlier child failed (then nothing is timed)."""
+    course_root: str = "."
+    """Where the spec's paths (the performance baseline) are relative to."""
+    keep_dir: str = ""
+    """Where the performance check keeps its pytest-benchmark JSON."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,6 +72,10 @@ def plan(spec: ExerciseSpec) -> list[PlannedCheck]:
     """Every check of an exercise, in the order they run."""
     checks = [PlannedCheck(COMPILE_CHECK, "compile", float(spec.compile.points))]
     checks += [PlannedCheck(c.name, "correctness", c.max_score) for c in correctness_cases(spec)]
+    if spec.performance is not None:
+        checks.append(
+            PlannedCheck(PERFORMANCE_CHECK, "performance", float(spec.performance.points))
+        )
     return checks
 
 
@@ -91,52 +106,79 @@ def execute(job: Job, emit: Emit) -> int:
     source = KernelSource(job.source_text, job.display_name)
     backend, device = open_backend(job.backend)
     emit({"event": "device", "device": asdict(device)})
+    planned = {check.name: check for check in plan(spec)}
+    reported: list[CheckResult] = []
 
     def report(result: CheckResult) -> None:
+        reported.append(result)
         if result.name not in job.done:
             emit({"event": "result", "result": result.to_json()})
 
-    compiled = compile_kernel(
-        source, spec.kernel.name, spec.kernel.defines, backend.arch if backend else DEFAULT_ARCH
-    )
-    cases = correctness_cases(spec)
+    def skip_rest(why: str, status: CheckStatus = "skipped") -> None:
+        for name, check in planned.items():
+            if name not in job.done and all(r.name != name for r in reported):
+                report(CheckResult(name, check.kind, status, 0.0, check.max_score, why))
+
+    arch = backend.arch if backend else DEFAULT_ARCH
+    compiled = compile_kernel(source, spec.kernel.name, spec.kernel.defines, arch)
+    points = float(spec.compile.points)
     if isinstance(compiled, CompileFailure):
-        report(
-            CheckResult(
-                COMPILE_CHECK, "compile", "failed", 0.0, spec.compile.points, compiled.message
-            )
-        )
-        for case in cases:
-            report(_skipped(case.name, case.max_score, "not run: the kernel does not compile"))
+        report(CheckResult(COMPILE_CHECK, "compile", "failed", 0.0, points, compiled.message))
+        skip_rest("not run: the kernel does not compile")
         return 0
-    resources = (
-        f"{compiled.registers} registers, {compiled.shared_bytes} bytes of shared memory"
-        if compiled.registers is not None
-        else ""
-    )
+    resources = f" ({compiled.registers} registers, {compiled.shared_bytes} bytes of shared memory)"
     report(
         CheckResult(
-            COMPILE_CHECK,
-            "compile",
-            "passed",
-            spec.compile.points,
-            spec.compile.points,
-            f"compiled for {backend.arch if backend else DEFAULT_ARCH}"
-            + (f" ({resources})" if resources else ""),
+            COMPILE_CHECK, "compile", "passed", points, points, f"compiled for {arch}{resources}"
         )
     )
-    pending = [case for case in cases if case.name not in job.done]
     if backend is None:
-        for case in pending:
-            report(_skipped(case.name, case.max_score, f"not run: {device.detail}"))
+        skip_rest(f"not run: {device.detail}")
         return 0
     try:
         backend.prepare(source, compiled, spec.kernel.defines)
     except (KernelRuntimeError, UnsupportedKernelError) as exc:
-        for case in pending:
-            report(_error(case, f"not run: {exc}"))
+        skip_rest(f"not run: {exc}", "error")
         return 0
-    for case in pending:
+    code = _run_correctness(job, spec, backend, device, report, emit)
+    if code != 0 or spec.performance is None or PERFORMANCE_CHECK in job.done:
+        return code
+    if not isinstance(backend, GpuBackend):
+        skip_rest("needs a GPU: the CPU backend grades correctness only; timing is done on a GPU")
+    elif job.any_failed or any(r.status in ("failed", "error") for r in reported):
+        skip_rest("not timed: the kernel must pass every correctness check first")
+    else:
+        extra = spec.performance.time_cap_s + 60.0  # compiling the baseline, cuBLAS, the reference
+        emit({"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra})
+        try:
+            report(
+                run_performance(
+                    backend, spec, Path(job.course_root), compiled, job.seed, _keep_dir(job)
+                )
+            )
+        except KernelRuntimeError as exc:
+            skip_rest(f"the kernel failed on the GPU while timed: {exc}", "failed")
+            return EXIT_CONTEXT_LOST
+    return 0
+
+
+def _keep_dir(job: Job) -> Path:
+    if job.keep_dir:
+        return Path(job.keep_dir)
+    return cache_dir().parent / "benchmarks" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+
+
+def _run_correctness(
+    job: Job,
+    spec: ExerciseSpec,
+    backend: Backend,
+    device: DeviceInfo,
+    report: Callable[[CheckResult], None],
+    emit: Emit,
+) -> int:
+    for case in correctness_cases(spec):
+        if case.name in job.done:
+            continue
         shape = case.case.dims
         launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)
         # a failing case may take two more launches (the race and NaN probes)
@@ -171,7 +213,3 @@ def _with_warnings(result: CheckResult, warnings: list[str]) -> CheckResult:
         return result
     text = "\n".join(f"warning: {w}" for w in warnings)
     return replace(result, message=f"{result.message}\n{text}")
-
-
-def _skipped(name: str, max_score: float, why: str) -> CheckResult:
-    return CheckResult(name, "correctness", "skipped", 0.0, max_score, why)

@@ -24,6 +24,8 @@ class CheckResult:
     """For the student: what happened, where, and what to look at."""
     symptoms: tuple[str, ...] = ()
     """Machine-readable findings (e.g. `nan`, `unwritten`, `race`) used for cross-check hints."""
+    figures: dict[str, float] = field(default_factory=dict)
+    """Measured numbers (performance: speedup, times, GFLOP/s, threshold)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

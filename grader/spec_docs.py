@@ -10,6 +10,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from grader.course import (
+    BaselineSpec,
     CaseSpec,
     CompileSpec,
     CorrectnessSpec,
@@ -19,6 +20,8 @@ from grader.course import (
     InputSpec,
     KernelSpec,
     LaunchSpec,
+    PerformanceSpec,
+    ThresholdSpec,
     ToleranceSpec,
 )
 
@@ -33,6 +36,9 @@ _SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("spec.yaml: correctness.inputs", InputSpec),
     ("spec.yaml: correctness.tolerance", ToleranceSpec),
     ("spec.yaml: correctness.cases[]", CaseSpec),
+    ("spec.yaml: performance", PerformanceSpec),
+    ("spec.yaml: performance.baseline", BaselineSpec),
+    ("spec.yaml: performance.default and performance.gpus.*", ThresholdSpec),
 )
 
 

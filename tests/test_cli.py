@@ -127,4 +127,7 @@ def test_a_solution_passes_on_the_cpu_backend_with_full_points() -> None:
     )
     assert done.returncode == 0, done.stdout
     report = json.loads(done.stdout)
-    assert report["passed"] and report["score"] == report["max_score"] == 100
+    assert report["passed"] and report["score"] == 80 and report["max_score"] == 100
+    timing = report["checks"][-1]
+    assert (timing["name"], timing["status"]) == ("performance", "skipped")
+    assert timing["message"].startswith("needs a GPU")

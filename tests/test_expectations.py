@@ -46,3 +46,18 @@ def test_a_solution_must_pass_every_check_none_skipped() -> None:
     assert judge_acceptance(_report(("c", "passed", "")))[0] == "ok"
     assert judge_acceptance(_report(("c", "passed", ""), ("d", "skipped", "")))[0] == "inconclusive"
     assert judge_acceptance(_report(("c", "failed", "bad")))[0] == "wrong"
+
+
+def test_timing_only_variants_need_a_gpu_to_be_judged(tmp_path: Path) -> None:
+    path = tmp_path / "v.cu"
+    path.write_text('// WRONG: skips work when timed\n// expect: performance "wrong on"\n')
+    header = read_header(path)
+    results = [
+        CheckResult("correctness x", "correctness", "passed", 1, 1, ""),
+        CheckResult("performance", "performance", "skipped", 0, 1, "needs a GPU"),
+    ]
+    on_cpu = Report("ex4", "t", "k.cu", 1, DeviceInfo("cpu", "CPU emulation"), results)
+    assert judge_rejection(on_cpu, header)[0] == "needs a GPU"
+    assert judge_acceptance(on_cpu)[0] == "ok"
+    on_gpu = Report("ex4", "t", "k.cu", 1, DeviceInfo("gpu", "H200"), results)
+    assert judge_rejection(on_gpu, header)[0] == "inconclusive"

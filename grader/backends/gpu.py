@@ -53,15 +53,23 @@ class GpuBackend:
     def arch(self) -> str:
         return f"sm_{self._cc}"
 
-    def prepare(
-        self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
-    ) -> None:
+    def load_function(self, compiled: CompiledKernel) -> Any:
+        """The launchable CuPy function of a compiled kernel (RawModule over its cubin)."""
         cp = self._cupy
         try:
             module = cp.RawModule(path=str(compiled.cubin_path))
-            self._function = module.get_function(compiled.symbol)
+            return module.get_function(compiled.symbol)
         except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
             raise KernelRuntimeError(_short(exc)) from None
+
+    def l2_bytes(self) -> int:
+        cp = self._cupy
+        return int(cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrL2CacheSize, 0))
+
+    def prepare(
+        self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
+    ) -> None:
+        self._function = self.load_function(compiled)
 
     def launches(self, m: int, k: int, n: int, requested: int) -> int:
         return requested

@@ -38,8 +38,18 @@ def dispatch(args: argparse.Namespace) -> int:
         return list_exercises.run(open_course(course_dir))
     if args.command == "check":
         return check.run(
-            open_course(course_dir), args.exercise, args.file, args.seed, args.json, args.backend
+            open_course(course_dir),
+            args.exercise,
+            args.file,
+            args.seed,
+            args.json,
+            args.backend,
+            args.benchmark_json,
         )
+    if args.command == "calibrate":
+        from grader.commands import calibrate
+
+        return calibrate.run(open_course(course_dir), args.exercises, args.runs, args.write)
     if args.command == "validate":
         return validate.run(
             open_course(course_dir), args.exercises, args.seed, args.json, args.backend, args.jobs

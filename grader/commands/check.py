@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -12,11 +14,22 @@ from grader.source import read_source
 
 
 def run(
-    course: Course, key: str, file: Path | None, seed: int | None, as_json: bool, backend: str
+    course: Course,
+    key: str,
+    file: Path | None,
+    seed: int | None,
+    as_json: bool,
+    backend: str,
+    benchmark_json: Path | None = None,
 ) -> int:
     exercise = course.find(key)
     source = read_source(file if file is not None else exercise.stub)
-    report = grade(exercise, source, seed=seed, backend=backend)
+    with tempfile.TemporaryDirectory(prefix="grader-bench-") as keep:
+        report = grade(exercise, source, seed=seed, backend=backend, keep_dir=Path(keep))
+        kept = Path(keep) / "benchmark.json"
+        if benchmark_json is not None and kept.is_file():
+            benchmark_json.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept, benchmark_json)
     if as_json:
         print(render_json(report))
     else:

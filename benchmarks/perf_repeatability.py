@@ -1,0 +1,77 @@
+"""Repeatability of the performance check: `grader check ex4` on the reference solution N times,
+each in its own process, on the GPU. Prints each run's speedup, the coefficient of variation
+(target <= 0.5%) and any run that did not pass (a false failure).
+
+    python benchmarks/perf_repeatability.py [N] [--write]     (on a GPU machine)
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_CV = 0.005
+
+
+def main() -> int:
+    runs = int(next((a for a in sys.argv[1:] if a.isdigit()), "10"))
+    lines = [
+        f"grader check ex4 on the solution, {runs} separate processes, {time.strftime('%Y-%m-%d')}"
+    ]
+    speedups: list[float] = []
+    failures = 0
+    device = ""
+    for run in range(runs):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                "check",
+                "ex4",
+                "--backend",
+                "gpu",
+                "--json",
+                "--file",
+                "solutions/ex4-register-tiling/kernel.cu",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        report = json.loads(done.stdout)
+        device = report["device"]
+        timing = next(c for c in report["checks"] if c["kind"] == "performance")
+        speedup = timing["figures"].get("speedup", float("nan"))
+        speedups.append(speedup)
+        failures += done.returncode != 0
+        lines.append(
+            f"run {run + 1:2d}: speedup {speedup:.4f}  {timing['status']:<7} "
+            f"exit {done.returncode}  "
+            f"student {timing['figures'].get('student_ms', 0):.4f} ms, "
+            f"baseline {timing['figures'].get('baseline_ms', 0):.4f} ms, "
+            f"RSE {100 * timing['figures'].get('rse', 0):.3f}%"
+        )
+    mean = statistics.mean(speedups)
+    cv = statistics.stdev(speedups) / mean
+    lines.append(f"device: {device}")
+    lines.append(
+        f"speedup mean {mean:.4f}, median {statistics.median(speedups):.4f}, "
+        f"min {min(speedups):.4f}, "
+        f"max {max(speedups):.4f}; CV {100 * cv:.3f}% (target <= {100 * TARGET_CV:.1f}%: "
+        f"{'met' if cv <= TARGET_CV else 'NOT met'}); false failures: {failures}"
+    )
+    print("\n".join(lines))
+    if "--write" in sys.argv:
+        (ROOT / "benchmarks/results/perf_repeatability.txt").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

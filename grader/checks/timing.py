@@ -1,0 +1,217 @@
+"""Timing kernels on the GPU with pytest-benchmark, interleaved, every launch's output checked.
+
+The worker builds a TimingSession (device buffers, the compiled launches, the reference), then
+runs pytest on bench_gemm.py in process, in batches of blocks, until the speedup's relative
+standard error is below the spec's target or the time cap is reached."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.checks.correctness import POISON_BITS
+from grader.checks.tolerance import UNIT_ROUNDOFF
+
+BENCH_FILE = Path(__file__).with_name("bench_gemm.py")
+FLUSH_FACTOR = 2  # the L2 flush writes twice the L2's size
+
+
+@dataclass
+class TimedKernel:
+    """A kernel ready to launch on device-resident inputs, into its own output."""
+
+    label: str
+    launch: Callable[[], None]
+    output: Any  # cupy array, M x N float32
+
+
+@dataclass
+class BadLaunch:
+    label: str
+    launch_number: int
+    wrong: int
+
+
+@dataclass
+class TimingSession:
+    """Everything a round needs; shared with pytest through a plugin fixture."""
+
+    kernels: dict[str, TimedKernel]
+    reference: Any  # cupy float64 M x N
+    bound: Any  # cupy float64 M x N
+    flush_buffer: Any  # cupy uint8, 2 x L2
+    rounds: int
+    order: list[tuple[int, str]] = field(default_factory=list)
+    samples: dict[str, list[list[float]]] = field(default_factory=dict)
+    launches: dict[str, int] = field(default_factory=dict)
+    bad: list[BadLaunch] = field(default_factory=list)
+    flushes: int = 0
+
+    def before_round(self, label: str) -> None:
+        """Outside the timed region: poison the output, flush the L2."""
+        kernel = self.kernels[label]
+        kernel.output.view("uint32").fill(int(POISON_BITS))
+        self.flushes += 1
+        self.flush_buffer.fill(self.flushes % 251)
+
+    def after_round(self, label: str) -> None:
+        """Outside the timed region: the launch must have produced the right C, every time."""
+        import cupy
+
+        number = self.launches.get(label, 0) + 1
+        self.launches[label] = number
+        output = self.kernels[label].output.astype(cupy.float64)
+        good = cupy.abs(output - self.reference) <= self.bound  # False for NaN
+        wrong = int(good.size - int(cupy.count_nonzero(good)))
+        if wrong:
+            self.bad.append(BadLaunch(label, number, wrong))
+
+    def measure(self, benchmark: Any, block: int, label: str) -> None:
+        benchmark.group = label
+        benchmark.extra_info["block"] = block
+        benchmark.pedantic(
+            self.kernels[label].launch,
+            setup=lambda: self.before_round(label),
+            teardown=lambda: self.after_round(label),
+            rounds=self.rounds,
+            warmup_rounds=1 if block == 0 else 0,
+        )
+        self.samples.setdefault(label, []).append(list(benchmark.stats.stats.data))
+
+
+class _Plugin:
+    """Parametrises bench_gemm.test_gemm with the session's block order and hands it the session."""
+
+    def __init__(self, session: TimingSession) -> None:
+        self._session = session
+
+    def pytest_generate_tests(self, metafunc: Any) -> None:
+        if "slot" in metafunc.fixturenames:
+            ids = [f"{block}-{label}" for block, label in self._session.order]
+            metafunc.parametrize("slot", self._session.order, ids=ids)
+
+    @pytest.fixture
+    def timing(self) -> TimingSession:
+        return self._session
+
+
+def _run_pytest(session: TimingSession, json_path: Path) -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        ini = Path(scratch) / "pytest.ini"
+        ini.write_text("[pytest]\n")
+        code = pytest.main(
+            [
+                str(BENCH_FILE),
+                "-q",
+                "-c",
+                str(ini),
+                "--rootdir",
+                scratch,
+                "-p",
+                "no:cacheprovider",
+                "-W",
+                "ignore",
+                f"--benchmark-json={json_path}",
+            ],
+            plugins=[_Plugin(session)],
+        )
+    return int(code)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """What the interleaved measurement found."""
+
+    medians: dict[str, float]
+    """Median seconds per launch, over every timed round of each kernel."""
+    speedup: float
+    """Baseline median over student median."""
+    relative_standard_error: float
+    blocks: int
+    bad: list[BadLaunch]
+    json_files: list[Path]
+
+
+def _pair_speedups(session: TimingSession) -> list[float]:
+    base = session.samples.get("baseline", [])
+    student = session.samples.get("student", [])
+    return [
+        statistics.median(b) / statistics.median(s) for b, s in zip(base, student, strict=False)
+    ]
+
+
+def interleaved(
+    session: TimingSession, min_pairs: int, rse_target: float, time_cap_s: float, keep: Path
+) -> Timing:
+    """Run blocks baseline/student in turn until the speedup is known to `rse_target`."""
+    start = time.monotonic()
+    files: list[Path] = []
+    blocks = 0
+    batch = min_pairs
+    while True:
+        session.order = [
+            (blocks + i, label) for i in range(batch) for label in ("baseline", "student")
+        ]
+        json_path = keep / f"benchmark-{len(files) + 1}.json"
+        code = _run_pytest(session, json_path)
+        if code != 0:
+            raise RuntimeError(f"pytest-benchmark run failed (exit {code})")
+        files.append(json_path)
+        blocks += batch
+        speedups = _pair_speedups(session)
+        rse = statistics.stdev(speedups) / len(speedups) ** 0.5 / statistics.mean(speedups)
+        if rse <= rse_target or time.monotonic() - start > time_cap_s or session.bad:
+            break
+        batch = max(2, min_pairs // 2)
+    medians = {
+        label: statistics.median([t for block in blocks_ for t in block])
+        for label, blocks_ in session.samples.items()
+    }
+    return Timing(
+        medians=medians,
+        speedup=medians["baseline"] / medians["student"],
+        relative_standard_error=rse,
+        blocks=blocks,
+        bad=list(session.bad),
+        json_files=files,
+    )
+
+
+def sm_clock_mhz() -> str:
+    """The SM clock now, as nvidia-smi reports it ('?' where it cannot)."""
+    try:
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-i", "0"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    return done.stdout.strip() or "?"
+
+
+def error_bound(magnitude: Any, k: int, factor: float) -> Any:
+    return factor * k * UNIT_ROUNDOFF * magnitude
+
+
+def merge_json(files: list[Path], target: Path, machine: dict[str, str]) -> None:
+    """All batches' pytest-benchmark JSON in one file, with the machine's facts."""
+    merged: dict[str, Any] = {"grader_machine": machine, "benchmarks": []}
+    for path in files:
+        data = json.loads(path.read_text())
+        merged.setdefault("machine_info", data.get("machine_info"))
+        merged.setdefault("commit_info", data.get("commit_info"))
+        merged["benchmarks"] += data.get("benchmarks", [])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(merged, indent=1))
