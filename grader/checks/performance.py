@@ -15,13 +15,13 @@ from grader.backends.gpu import GpuBackend
 from grader.checks.correctness import geometry
 from grader.checks.timing import (
     FLUSH_FACTOR,
+    SmClock,
     TimedKernel,
     Timing,
     TimingSession,
     error_bound,
     interleaved,
     merge_json,
-    sm_clock_mhz,
 )
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.course import ExerciseSpec, LaunchSpec, PerformanceSpec, ThresholdSpec
@@ -154,11 +154,12 @@ def run_performance(
     }
     flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
     session = TimingSession(kernels, reference, bound, flush, perf.rounds)
-    clock_before = sm_clock_mhz()
+    before = SmClock()
     began = time.monotonic()
     timing = interleaved(session, perf.min_pairs, perf.rse_target, perf.time_cap_s, keep)
-    clock_after = sm_clock_mhz()
+    after = SmClock()
     cublas = _cublas_seconds(cp, a, b, flush)
+    clock_before, clock_after = before.mhz(), after.mhz()
     merge_json(
         timing.json_files,
         keep / "benchmark.json",
@@ -219,7 +220,7 @@ def run_performance(
             f"{100 * cublas / student_s:.0f}% of it",
             f"{timing.blocks} interleaved blocks of {perf.rounds} launches each, L2 flushed before "
             f"every launch, speedup RSE {100 * timing.relative_standard_error:.2f}%; SM clock "
-            f"{clock_before} -> {clock_after} MHz; {backend.device.detail}",
+            f"{clock_before} MHz at the start, {clock_after} at the end; {backend.device.detail}",
             "the pytest-benchmark JSON of these figures: grader check --benchmark-json PATH",
         ]
     )
