@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,50 @@ def test_one_element_per_thread_under_the_2x2_launch_leaves_c_unwritten() -> Non
     big = next(c for c in report.checks if c.name == "correctness square 1024")
     assert big.status == "failed"
     assert "786432 never written" in big.message
+
+
+def test_the_performance_check_times_against_the_baseline_and_keeps_the_json(
+    tmp_path: Path,
+) -> None:
+    kept = tmp_path / "bench.json"
+    done = run_grader(
+        [
+            "check",
+            "ex4",
+            "--json",
+            "--backend",
+            "gpu",
+            "--benchmark-json",
+            str(kept),
+            "--file",
+            "solutions/ex4-register-tiling/kernel.cu",
+        ]
+    )
+    report = json.loads(done.stdout)
+    timing = report["checks"][-1]
+    assert timing["name"] == "performance" and timing["status"] == "passed", timing["message"]
+    assert timing["figures"]["speedup"] > 1.5
+    assert "x the baseline" in timing["message"] and "cuBLAS FP32" in timing["message"]
+    data = json.loads(kept.read_text())
+    assert data["grader_machine"]["gpu"] == report["device"].split(" (")[0]
+    names = [b["name"] for b in data["benchmarks"]]
+    assert names[0] == "test_gemm[0-baseline]" and names[1] == "test_gemm[0-student]"
+
+
+@pytest.mark.parametrize("variant", ["work_first_launches", "skip_large"])
+def test_kernels_that_skip_work_when_timed_fail_the_performance_check(variant: str) -> None:
+    exercise = COURSE.find("ex4")
+    report = grade(exercise, read_source(exercise.solution_directory / f"wrong/{variant}.cu"))
+    timing = report.checks[-1]
+    assert timing.status == "failed"
+    assert "timed launches" in timing.message and "wrong" in timing.message
+
+
+def test_a_correct_but_slow_kernel_fails_with_its_figures() -> None:
+    exercise = COURSE.find("ex4")
+    report = grade(exercise, read_source(exercise.solution_directory / "wrong/slow_correct.cu"))
+    timing = report.checks[-1]
+    assert all(c.status == "passed" for c in report.checks[:-1])
+    assert timing.status == "failed"
+    assert timing.message.startswith("too slow: ")
+    assert timing.figures["speedup"] < timing.figures["min_speedup"]
