@@ -126,7 +126,11 @@ def execute(job: Job, emit: Emit) -> int:
         report(CheckResult(COMPILE_CHECK, "compile", "failed", 0.0, points, compiled.message))
         skip_rest("not run: the kernel does not compile")
         return 0
-    resources = f" ({compiled.registers} registers, {compiled.shared_bytes} bytes of shared memory)"
+    resources = (
+        f" ({compiled.registers} registers, {compiled.shared_bytes} bytes of shared memory)"
+        if compiled.registers is not None
+        else ""
+    )
     report(
         CheckResult(
             COMPILE_CHECK, "compile", "passed", points, points, f"compiled for {arch}{resources}"

@@ -44,6 +44,8 @@ def _write(exercise: Exercise, gpu: str, minimum: float, target: float, note: st
 
     yaml = YAML()
     yaml.preserve_quotes = True
+    yaml.indent(mapping=2, sequence=4, offset=2)  # the course's own layout
+    yaml.width = 100
     path = exercise.directory / "spec.yaml"
     data = yaml.load(path.read_text())
     gpus = data["performance"].setdefault("gpus", {})
