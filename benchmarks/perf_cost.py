@@ -63,7 +63,9 @@ def main() -> int:
                 f"{label:<6} {wall:8.2f} {stages['compile']:8.2f} {stages['correctness']:8.2f} "
                 f"{stages['performance']:8.2f}  student {timing.get('student_ms', 0):.3f} ms, "
                 f"baseline {timing.get('baseline_ms', 0):.3f} ms per launch; timing stage "
-                f"{timing.get('seconds', 0):.2f} s"
+                f"{timing.get('seconds', 0):.2f} s (inputs and reference "
+                f"{timing.get('prepare_s', 0):.2f}, pytest-benchmark {timing.get('timed_s', 0):.2f}, "
+                f"cuBLAS and clocks {timing.get('after_s', 0):.2f})"
             )
             last = wall
     lines.append(

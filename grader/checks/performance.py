@@ -120,10 +120,11 @@ def run_performance(
         return CheckResult(
             CHECK, "performance", "error", 0.0, points, f"baseline: {baseline.message}"
         )
+    began = time.monotonic()
     # Fresh inputs for timing, from their own stream: not the correctness check's matrices.
-    rng = cp.random.default_rng(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0])
-    a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float64).astype(cp.float32)
-    b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float64).astype(cp.float32)
+    rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
+    a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float32)
+    b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float32)
     a64, b64 = a.astype(cp.float64), b.astype(cp.float64)
     reference = a64 @ b64
     bound = error_bound(cp.abs(a64) @ cp.abs(b64), shape.k, spec.correctness.tolerance.factor)
@@ -155,8 +156,10 @@ def run_performance(
     flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
     session = TimingSession(kernels, reference, bound, flush, perf.rounds)
     before = SmClock()
-    began = time.monotonic()
+    cp.cuda.runtime.deviceSynchronize()
+    prepared = time.monotonic()
     timing = interleaved(session, perf.min_pairs, perf.rse_target, perf.time_cap_s, keep)
+    timed = time.monotonic()
     after = SmClock()
     cublas = _cublas_seconds(cp, a, b, flush)
     clock_before, clock_after = before.mhz(), after.mhz()
@@ -180,6 +183,9 @@ def run_performance(
         "cublas_gflops": round(_gflops(*shape, cublas), 1),
         "rse": round(timing.relative_standard_error, 5),
         "seconds": round(time.monotonic() - began, 2),
+        "prepare_s": round(prepared - began, 3),
+        "timed_s": round(timed - prepared, 3),
+        "after_s": round(time.monotonic() - timed, 3),
     }
     if any(b.label == "baseline" for b in timing.bad):
         return CheckResult(
