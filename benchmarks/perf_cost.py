@@ -64,7 +64,8 @@ def main() -> int:
                 f"{stages['performance']:8.2f}  student {timing.get('student_ms', 0):.3f} ms, "
                 f"baseline {timing.get('baseline_ms', 0):.3f} ms per launch; timing stage "
                 f"{timing.get('seconds', 0):.2f} s (inputs and reference "
-                f"{timing.get('prepare_s', 0):.2f}, pytest-benchmark {timing.get('timed_s', 0):.2f}, "
+                f"{timing.get('prepare_s', 0):.2f}, "
+                f"pytest-benchmark {timing.get('timed_s', 0):.2f}, "
                 f"cuBLAS and clocks {timing.get('after_s', 0):.2f})"
             )
             last = wall
