@@ -117,9 +117,11 @@ class _Plugin:
 
     # pytest-benchmark's own machine and commit facts cost seconds (py-cpuinfo, git calls) on
     # every check; the grader records the facts that matter (GPU, clocks, versions) itself.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_benchmark_generate_machine_info(self, config: Any) -> dict[str, str]:
         return {"node": platform.node(), "python_version": platform.python_version()}
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_benchmark_generate_commit_info(self, config: Any) -> dict[str, str]:
         return {}
 
