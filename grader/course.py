@@ -10,9 +10,10 @@ import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -112,24 +113,28 @@ def check_shape(value: str) -> str:
     return value
 
 
+def parse_shape(value: str) -> Shape:
+    """The dimensions of a shape that check_shape accepted."""
+    match = _SHAPE.match(value)
+    assert match is not None, value  # checked by the validator
+    m, k, n = (int(g) for g in match.groups())
+    return Shape(m, k, n)
+
+
+# A shape as written in a spec: 'MxKxN', checked where it is read.
+ShapeText = Annotated[str, AfterValidator(check_shape)]
+
+
 class CaseSpec(_Model):
     """One correctness case."""
 
-    shape: str = Field(description="'MxKxN': A is MxK, B is KxN, C is MxN.")
+    shape: ShapeText = Field(description="'MxKxN': A is MxK, B is KxN, C is MxN.")
     name: str | None = Field(None, description="A label shown in reports (defaults to the shape).")
     repeat: int = Field(1, ge=1, le=20, description="Launches on fresh outputs; each is checked.")
 
-    @field_validator("shape")
-    @classmethod
-    def _shape_format(cls, value: str) -> str:
-        return check_shape(value)
-
     @property
     def dims(self) -> Shape:
-        match = _SHAPE.match(self.shape)
-        assert match is not None  # checked by the validator
-        m, k, n = (int(g) for g in match.groups())
-        return Shape(m, k, n)
+        return parse_shape(self.shape)
 
     @property
     def label(self) -> str:
@@ -207,7 +212,7 @@ class PerformanceSpec(_Model):
     """A speedup check, timed on the GPU against a baseline in the same run, interleaved."""
 
     points: int = Field(ge=0, description="Points for reaching the threshold.")
-    shape: str = Field(description="'MxKxN' timed for both kernels.")
+    shape: ShapeText = Field(description="'MxKxN' timed for both kernels.")
     baseline: BaselineSpec
     default: ThresholdSpec = Field(description="Thresholds for GPUs with no entry of their own.")
     gpus: dict[str, ThresholdSpec] = Field(
@@ -224,14 +229,9 @@ class PerformanceSpec(_Model):
     )
     time_cap_s: float = Field(15.0, gt=0, le=600, description="Stop timing after this long.")
 
-    @field_validator("shape")
-    @classmethod
-    def _shape_format(cls, value: str) -> str:
-        return check_shape(value)
-
     @property
     def dims(self) -> Shape:
-        return CaseSpec(shape=self.shape).dims
+        return parse_shape(self.shape)
 
 
 class ExerciseSpec(_Model):
