@@ -16,7 +16,6 @@ from grader.backends.base import Backend, KernelRuntimeError
 from grader.backends.cpu import UnsupportedKernelError
 from grader.backends.gpu import GpuBackend
 from grader.checks.correctness import CorrectnessCase, run_case
-from grader.checks.performance import run_performance
 from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
 from grader.course import ExerciseSpec, load_spec
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
@@ -152,6 +151,9 @@ def execute(job: Job, emit: Emit) -> int:
     elif job.any_failed or any(r.status in ("failed", "error") for r in reported):
         skip_rest("not timed: the kernel must pass every correctness check first")
     else:
+        # Imported here: pytest and the timing engine are needed only where kernels are timed.
+        from grader.checks.performance import run_performance
+
         extra = spec.performance.time_cap_s + 60.0  # compiling the baseline, cuBLAS, the reference
         emit({"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra})
         try:
