@@ -234,6 +234,48 @@ class PerformanceSpec(_Model):
         return parse_shape(self.shape)
 
 
+class SweepSpec(_Model):
+    """The kernel built for several values of one define (each block TILE x TILE threads covering
+    TILE x TILE of C), checked for correctness at each, timed at each on a GPU."""
+
+    define: str = Field(description="The define swept, e.g. TILE_SIZE.")
+    values: list[StrictInt] = Field(min_length=2, description="Its values, e.g. [8, 16, 32].")
+    shape: ShapeText = Field(description="'MxKxN' at which every value is timed.")
+    probe: StrictInt | None = Field(
+        None, description="A value the grader also tries to launch (64): evidence for the answers."
+    )
+    points: int = Field(ge=0, description="Points for timing every value with a right result.")
+    rounds: int = Field(5, ge=1, le=100, description="Timed launches per value in each block.")
+    min_blocks: int = Field(4, ge=2, le=100, description="Interleaved blocks at least.")
+    time_cap_s: float = Field(20.0, gt=0, le=600, description="Stop timing after this long.")
+
+    @property
+    def dims(self) -> Shape:
+        return parse_shape(self.shape)
+
+    @model_validator(mode="after")
+    def _values(self) -> SweepSpec:
+        if any(v <= 0 or v > 32 for v in self.values):
+            raise ValueError("values must be between 1 and 32 (a block holds at most 1024 threads)")
+        if len(set(self.values)) != len(self.values):
+            raise ValueError("values must differ")
+        return self
+
+
+class AnswersSpec(_Model):
+    """Questions the student answers in a YAML file, graded against the grader's own evidence."""
+
+    file: str = Field("answers.yaml", description="Next to the kernel file.")
+    kind: Literal["tile_sweep"] = Field(description="Which questions: 'tile_sweep' (ex2).")
+    points: int = Field(ge=0, description="Points, split evenly over the graded questions.")
+    figure_tolerance: float = Field(
+        0.25, gt=0, le=1, description="A figure may differ from the grader's by this share."
+    )
+    tie_tolerance: float = Field(
+        0.03, ge=0, le=0.5, description="Values this close in time are a tie: either is 'fastest'."
+    )
+
+
 class ExerciseSpec(_Model):
     """An exercise's spec.yaml."""
 
@@ -248,11 +290,19 @@ class ExerciseSpec(_Model):
     performance: PerformanceSpec | None = Field(
         None, description="A speedup check against a baseline (needs a GPU; skipped on the CPU)."
     )
+    sweep: SweepSpec | None = Field(None, description="Build, check and time several tile sizes.")
+    answers: AnswersSpec | None = Field(None, description="Questions answered in a YAML file.")
+
+    @model_validator(mode="after")
+    def _sweep_define_is_the_kernels(self) -> ExerciseSpec:
+        if self.sweep and self.sweep.define not in self.kernel.defines:
+            raise ValueError(f"sweep.define {self.sweep.define!r} must be one of kernel.defines")
+        return self
 
     @property
     def max_score(self) -> int:
-        extra = self.performance.points if self.performance else 0
-        return self.compile.points + self.correctness.points + extra
+        extras = [part.points for part in (self.performance, self.sweep, self.answers) if part]
+        return self.compile.points + self.correctness.points + sum(extras)
 
 
 class CourseExercise(_Model):
@@ -307,7 +357,10 @@ class Exercise:
 
     @property
     def wrong_variants(self) -> list[Path]:
-        return sorted((self.solution_directory / "wrong").glob("*.cu"))
+        """Known-wrong kernels (`*.cu`) and, where the exercise asks questions, answers files
+        (`*.yaml`, graded with the solution's kernel)."""
+        wrong = self.solution_directory / "wrong"
+        return sorted([*wrong.glob("*.cu"), *wrong.glob("*.yaml")])
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ from typing import Literal
 from grader.errors import GraderError
 from grader.results import Report
 
-_EXPECT = re.compile(r'^\s*//\s*expect:\s*(\w+)\s*(?:"([^"]*)")?\s*$')
-_WHY = re.compile(r"^\s*//\s*WRONG:\s*(.+?)\s*$")
+# `//` in a kernel, `#` in an answers file
+_EXPECT = re.compile(r'^\s*(?://|#)\s*expect:\s*(\w+)\s*(?:"([^"]*)")?\s*$')
+_WHY = re.compile(r"^\s*(?://|#)\s*WRONG:\s*(.+?)\s*$")
 _KINDS = ("compile", "correctness", "performance", "answers", "safety")
 
 Verdict = Literal["ok", "wrong", "inconclusive", "needs a GPU"]
@@ -62,22 +63,24 @@ def read_header(path: Path) -> VariantHeader:
 
 
 def _gpu_only_skipped(report: Report) -> list[str]:
-    """Performance checks skipped because this backend cannot time kernels."""
+    """Checks skipped because this backend cannot time kernels (timing, measured answers)."""
+    if report.device.backend == "gpu":
+        return []
     return [
         c.name
         for c in report.checks
-        if c.kind == "performance" and c.status == "skipped" and report.device.backend != "gpu"
+        if c.status == "skipped" and c.message.startswith("needs a GPU")
     ]
 
 
 def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdict, str]:
     """Was a kernel that must fail rejected (for the declared reason, if one is declared)?"""
     failed = [c for c in report.checks if c.status in ("failed", "error")]
-    timing_expected = header is not None and any(
-        e.kind == "performance" for e in header.expectations
-    )
-    if not failed and timing_expected and _gpu_only_skipped(report):
-        return "needs a GPU", "caught only by timing, which needs a GPU"
+    gpu_only = set(_gpu_only_skipped(report))
+    gpu_kinds = {c.kind for c in report.checks if c.name in gpu_only}
+    expected_kinds = {e.kind for e in header.expectations} if header else set()
+    if not failed and expected_kinds & gpu_kinds:
+        return "needs a GPU", "caught only by what the grader measures, which needs a GPU"
     if not failed:
         if any(c.status == "skipped" for c in report.checks):
             return "inconclusive", "no check failed, some were skipped"

@@ -17,6 +17,34 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
+MAX_ANSWERS_BYTES = 64 * 1024
+
+
+def default_answers(exercise: Exercise, kernel: Path) -> Path | None:
+    """The answers file next to the kernel, where the exercise asks questions."""
+    spec = exercise.spec.answers
+    return kernel.parent / spec.file if spec else None
+
+
+def _read_answers(exercise: Exercise, path: Path | None) -> tuple[str | None, str]:
+    """The answers file's text (None when absent) and why it cannot be used ('' when it can)."""
+    if exercise.spec.answers is None or path is None:
+        return None, ""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, f"{path.name}: cannot read: {exc.strerror}"
+    if len(raw) > MAX_ANSWERS_BYTES:
+        return None, f"{path.name}: {len(raw)} bytes, over the limit of {MAX_ANSWERS_BYTES}"
+    try:
+        return raw.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return None, f"{path.name}:{line}: not UTF-8 text"
+
+
 def grade(
     exercise: Exercise,
     source: KernelSource,
@@ -24,10 +52,12 @@ def grade(
     seed: int | None = None,
     backend: str = "auto",
     keep_dir: Path | None = None,
+    answers: Path | None = None,
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
     seed = new_seed() if seed is None else seed
     spec = exercise.spec
+    answers_text, answers_error = _read_answers(exercise, answers)
     job = Job(
         spec_path=str(exercise.directory / "spec.yaml"),
         source_text=source.text,
@@ -36,6 +66,8 @@ def grade(
         backend=backend,
         course_root=str(exercise.directory.parent.parent),
         keep_dir=str(keep_dir) if keep_dir else "",
+        answers_text=answers_text,
+        answers_error=answers_error,
     )
     device, checks = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}

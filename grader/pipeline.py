@@ -15,15 +15,23 @@ from typing import Any
 from grader.backends.base import Backend, KernelRuntimeError
 from grader.backends.cpu import UnsupportedKernelError
 from grader.backends.gpu import GpuBackend
+from grader.checks.answers import (
+    EXPLANATION,
+    grade_tile_sweep,
+    load_answers,
+    question_share,
+    tile_sweep_check_names,
+)
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
-from grader.course import ExerciseSpec, load_spec
+from grader.course import ExerciseSpec, LaunchSpec, load_spec
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.source import KernelSource
 
 Emit = Callable[[dict[str, Any]], None]
 EXIT_CONTEXT_LOST = 3
 COMPILE_CHECK = "compile"
+SWEEP_CHECK = "sweep timing"
 PERFORMANCE_CHECK = "performance"
 
 
@@ -45,6 +53,10 @@ class Job:
     """Where the spec's paths (the performance baseline) are relative to."""
     keep_dir: str = ""
     """Where the performance check keeps its pytest-benchmark JSON."""
+    answers_text: str | None = None
+    """The answers file's text, where the exercise asks questions and the file exists."""
+    answers_error: str = ""
+    """Why the answers file could not be read, where it could not."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,9 +74,25 @@ class PlannedCheck:
 
 
 def correctness_cases(spec: ExerciseSpec) -> list[CorrectnessCase]:
+    """Every correctness check: each case, for each build of a sweep (or the one build)."""
     cases = spec.correctness.cases
-    share = round(spec.correctness.points / len(cases), 4)
-    return [CorrectnessCase(i, case, share) for i, case in enumerate(cases)]
+    if spec.sweep is None:
+        share = round(spec.correctness.points / len(cases), 4)
+        return [CorrectnessCase(i, case, share) for i, case in enumerate(cases)]
+    sweep = spec.sweep
+    share = round(spec.correctness.points / (len(cases) * len(sweep.values)), 4)
+    return [
+        CorrectnessCase(
+            i,
+            case,
+            share,
+            variant=f"{sweep.define}={value}",
+            defines=((sweep.define, value),),
+            launch=LaunchSpec(block=(value, value), tile=(value, value)),
+        )
+        for value in sweep.values
+        for i, case in enumerate(cases)
+    ]
 
 
 def plan(spec: ExerciseSpec) -> list[PlannedCheck]:
@@ -75,6 +103,13 @@ def plan(spec: ExerciseSpec) -> list[PlannedCheck]:
         checks.append(
             PlannedCheck(PERFORMANCE_CHECK, "performance", float(spec.performance.points))
         )
+    if spec.sweep is not None:
+        checks.append(PlannedCheck(SWEEP_CHECK, "performance", float(spec.sweep.points)))
+    if spec.answers is not None and spec.sweep is not None:
+        share = question_share(spec.answers, spec.sweep.values)
+        names = tile_sweep_check_names(spec.sweep.values)
+        checks += [PlannedCheck(name, "answers", share) for name in names]
+        checks.append(PlannedCheck(EXPLANATION, "answers", 0.0))
     return checks
 
 
@@ -144,6 +179,9 @@ def execute(job: Job, emit: Emit) -> int:
         skip_rest(f"not run: {exc}", "error")
         return 0
     code = _run_correctness(job, spec, backend, device, report, emit)
+    if code == 0 and spec.sweep is not None:
+        failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
+        return _run_sweep(job, spec, source, backend, failed, report, emit)
     if code != 0 or spec.performance is None or PERFORMANCE_CHECK in job.done:
         return code
     if not isinstance(backend, GpuBackend):
@@ -168,6 +206,54 @@ def execute(job: Job, emit: Emit) -> int:
     return 0
 
 
+def _run_sweep(
+    job: Job,
+    spec: ExerciseSpec,
+    source: KernelSource,
+    backend: Backend,
+    failed: bool,
+    report: Callable[[CheckResult], None],
+    emit: Emit,
+) -> int:
+    """ex2: time every tile size (GPU), probe the next one, grade the answers against both."""
+    from grader.checks.sweep import evidence_for, probe, time_sweep, try_launch
+
+    sweep = spec.sweep
+    assert sweep is not None
+    medians: dict[int, float] | None = None
+    gpu = isinstance(backend, GpuBackend)
+    points = float(sweep.points)
+    if SWEEP_CHECK not in job.done:
+        if not gpu:
+            why = "needs a GPU: the CPU backend checks each tile size's correctness only"
+            report(CheckResult(SWEEP_CHECK, "performance", "skipped", 0.0, points, why))
+        elif failed:
+            why = "not timed: every tile size must pass its correctness checks first"
+            report(CheckResult(SWEEP_CHECK, "performance", "skipped", 0.0, points, why))
+        else:
+            emit({"event": "start", "check": SWEEP_CHECK, "extra_s": sweep.time_cap_s + 60.0})
+            try:
+                result, medians = time_sweep(backend, spec, source, job.seed, _keep_dir(job))
+            except KernelRuntimeError as exc:
+                result = CheckResult(SWEEP_CHECK, "performance", "failed", 0.0, points, str(exc))
+            report(result)
+    if spec.answers is None:
+        return 0
+    limit, detail = None, "the exercise has no probe size"
+    if sweep.probe is not None:
+        limit, detail, compiled = probe(spec, source, backend.arch)
+        if gpu and not isinstance(compiled, CompileFailure):
+            error = try_launch(backend, compiled, sweep.probe)
+            detail += f"; the launch failed: {error}" if error else "; the launch ran"
+        elif not gpu:
+            detail += " (by the limits of every current CUDA GPU)"
+    evidence = evidence_for(spec, medians, limit, detail)
+    answers = job.answers_error or load_answers(job.answers_text, spec.answers.file)
+    for result in grade_tile_sweep(answers, evidence, spec.answers, sweep.values):
+        report(result)
+    return 0
+
+
 def _keep_dir(job: Job) -> Path:
     if job.keep_dir:
         return Path(job.keep_dir)
@@ -182,8 +268,25 @@ def _run_correctness(
     report: Callable[[CheckResult], None],
     emit: Emit,
 ) -> int:
+    source = KernelSource(job.source_text, job.display_name)
+    built = ""  # the variant the backend holds; "" is the exercise's own build, prepared already
+    build_failure = ""
     for case in correctness_cases(spec):
         if case.name in job.done:
+            continue
+        if case.variant != built:
+            built, build_failure = case.variant, ""
+            defines = {**spec.kernel.defines, **dict(case.defines)}
+            variant = compile_kernel(source, spec.kernel.name, defines, backend.arch)
+            if isinstance(variant, CompileFailure):
+                build_failure = f"does not compile with {case.variant}: {variant.message}"
+            else:
+                try:
+                    backend.prepare(source, variant, defines)
+                except (KernelRuntimeError, UnsupportedKernelError) as exc:
+                    build_failure = f"cannot run with {case.variant}: {exc}"
+        if build_failure:
+            report(_failed(case, build_failure))
             continue
         shape = case.case.dims
         launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)

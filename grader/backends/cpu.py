@@ -171,6 +171,7 @@ class CpuBackend:
         if problems:
             raise UnsupportedKernelError(problems[0])
         self._source, self._kernel_name, self._defines = source, compiled.name, dict(defines)
+        self._programs = {}  # a new kernel (or the same one with other defines): rebuild
         for checked in (True, False):  # build now, inside the compile step's time
             self._program(checked)
 

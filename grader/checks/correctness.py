@@ -143,10 +143,17 @@ class CorrectnessCase:
     index: int
     case: CaseSpec
     max_score: float
+    variant: str = ""
+    """For a sweep: which build, e.g. `TILE_SIZE=8`; empty for the exercise's own build."""
+    defines: tuple[tuple[str, int], ...] = ()
+    """The build's defines where they differ from the spec's."""
+    launch: LaunchSpec | None = None
+    """The build's launch where it differs from the spec's."""
 
     @property
     def name(self) -> str:
-        return f"correctness {self.case.label}"
+        variant = f"{self.variant} " if self.variant else ""
+        return f"correctness {variant}{self.case.label}"
 
 
 def run_case(
@@ -158,7 +165,7 @@ def run_case(
     """Run one case (repeated as the spec says); KernelRuntimeError propagates to the caller."""
     shape = planned.case.dims
     a, b = draw_inputs(spec, shape, seed, planned.index)
-    launch = make_launch(a, b, shape, spec.launch)
+    launch = make_launch(a, b, shape, planned.launch or spec.launch)
     count = backend.launches(shape.m, shape.k, shape.n, planned.case.repeat)
     outputs = [backend.run_gemm(launch) for _ in range(count)]
     # The reference is computed only now, after the student's kernel has run, from host copies.
@@ -178,7 +185,7 @@ def run_case(
         message, symptoms = describe_failure(
             analysis,
             shape,
-            spec.launch,
+            planned.launch or spec.launch,
             nondeterministic=differs,
             nan_from_inputs=_nan_from_inputs(backend, launch, a, b, analysis),
             attempt=attempt,

@@ -24,7 +24,7 @@ from grader.checks.timing import (
     merge_json,
 )
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
-from grader.course import ExerciseSpec, LaunchSpec, PerformanceSpec, ThresholdSpec
+from grader.course import ExerciseSpec, LaunchSpec, PerformanceSpec, Shape, ThresholdSpec
 from grader.results import CheckResult, CheckStatus
 from grader.source import read_source
 
@@ -68,6 +68,40 @@ def _launcher(function: Any, launch: LaunchSpec, shape: Any, a: Any, b: Any, c: 
     grid, block = (*geo.grid, 1), (*geo.block, 1)
     args = (a, b, c, np.int32(shape.m), np.int32(shape.k), np.int32(shape.n))
     return lambda: function(grid, block, args)
+
+
+@dataclass
+class TimedInputs:
+    """Device-resident inputs for timing, their float64 reference and error bound, an L2 flush
+    buffer; fresh, from their own random stream (not the correctness check's matrices)."""
+
+    shape: Shape
+    a: Any
+    b: Any
+    reference: Any
+    bound: Any
+    flush: Any
+
+    def kernel(self, label: str, function: Any, launch: LaunchSpec) -> TimedKernel:
+        import cupy as cp
+
+        output = cp.empty((self.shape.m, self.shape.n), dtype=cp.float32)
+        return TimedKernel(
+            label, _launcher(function, launch, self.shape, self.a, self.b, output), output
+        )
+
+
+def timed_inputs(backend: GpuBackend, shape: Shape, seed: int, factor: float) -> TimedInputs:
+    import cupy as cp
+
+    rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
+    a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float32)
+    b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float32)
+    a64, b64 = a.astype(cp.float64), b.astype(cp.float64)
+    reference = a64 @ b64
+    bound = error_bound(cp.abs(a64) @ cp.abs(b64), shape.k, factor)
+    flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
+    return TimedInputs(shape, a, b, reference, bound, flush)
 
 
 def _cublas_seconds(cp: Any, a: Any, b: Any, flush: Any, rounds: int = 10) -> float:
@@ -121,40 +155,15 @@ def run_performance(
             CHECK, "performance", "error", 0.0, points, f"baseline: {baseline.message}"
         )
     began = time.monotonic()
-    # Fresh inputs for timing, from their own stream: not the correctness check's matrices.
-    rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
-    a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float32)
-    b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float32)
-    a64, b64 = a.astype(cp.float64), b.astype(cp.float64)
-    reference = a64 @ b64
-    bound = error_bound(cp.abs(a64) @ cp.abs(b64), shape.k, spec.correctness.tolerance.factor)
-    del a64, b64
-    outputs = {
-        label: cp.empty((shape.m, shape.n), dtype=cp.float32) for label in ("baseline", "student")
-    }
+    inputs = timed_inputs(backend, shape, seed, spec.correctness.tolerance.factor)
     kernels = {
-        "baseline": TimedKernel(
-            "baseline",
-            _launcher(
-                backend.load_function(baseline),
-                perf.baseline.launch,
-                shape,
-                a,
-                b,
-                outputs["baseline"],
-            ),
-            outputs["baseline"],
+        "baseline": inputs.kernel(
+            "baseline", backend.load_function(baseline), perf.baseline.launch
         ),
-        "student": TimedKernel(
-            "student",
-            _launcher(
-                backend.load_function(compiled), spec.launch, shape, a, b, outputs["student"]
-            ),
-            outputs["student"],
-        ),
+        "student": inputs.kernel("student", backend.load_function(compiled), spec.launch),
     }
-    flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
-    session = TimingSession(kernels, reference, bound, flush, perf.rounds)
+    a, b, flush = inputs.a, inputs.b, inputs.flush
+    session = TimingSession(kernels, inputs.reference, inputs.bound, flush, perf.rounds)
     before = SmClock()
     cp.cuda.runtime.deviceSynchronize()
     prepared = time.monotonic()

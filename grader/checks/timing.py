@@ -160,42 +160,45 @@ class Timing:
     medians: dict[str, float]
     """Median seconds per launch, over every timed round of each kernel."""
     speedup: float
-    """Baseline median over student median."""
+    """The first named kernel's median over the second's (baseline over student)."""
     relative_standard_error: float
     blocks: int
     bad: list[BadLaunch]
     json_files: list[Path]
 
 
-def _pair_speedups(session: TimingSession) -> list[float]:
-    base = session.samples.get("baseline", [])
-    student = session.samples.get("student", [])
-    return [
-        statistics.median(b) / statistics.median(s) for b, s in zip(base, student, strict=False)
-    ]
+def _block_ratios(session: TimingSession, ratio: tuple[str, str]) -> list[float]:
+    over = session.samples.get(ratio[0], [])
+    under = session.samples.get(ratio[1], [])
+    return [statistics.median(a) / statistics.median(b) for a, b in zip(over, under, strict=False)]
 
 
 def interleaved(
-    session: TimingSession, min_pairs: int, rse_target: float, time_cap_s: float, keep: Path
+    session: TimingSession,
+    min_pairs: int,
+    rse_target: float,
+    time_cap_s: float,
+    keep: Path,
+    ratio: tuple[str, str] = ("baseline", "student"),
 ) -> Timing:
-    """Run blocks baseline/student in turn until the speedup is known to `rse_target`."""
+    """Run blocks of every kernel in turn (in the session's order of kernels) until the ratio of
+    the two named kernels' times is known to `rse_target`, or the time cap is reached."""
     start = time.monotonic()
     keep.mkdir(parents=True, exist_ok=True)
+    labels = list(session.kernels)
     files: list[Path] = []
     blocks = 0
     batch = min_pairs
     while True:
-        session.order = [
-            (blocks + i, label) for i in range(batch) for label in ("baseline", "student")
-        ]
+        session.order = [(blocks + i, label) for i in range(batch) for label in labels]
         json_path = keep / f"benchmark-{len(files) + 1}.json"
         code = _run_pytest(session, json_path)
         if code != 0:
             raise RuntimeError(f"pytest-benchmark run failed (exit {code})")
         files.append(json_path)
         blocks += batch
-        speedups = _pair_speedups(session)
-        rse = statistics.stdev(speedups) / len(speedups) ** 0.5 / statistics.mean(speedups)
+        ratios = _block_ratios(session, ratio)
+        rse = statistics.stdev(ratios) / len(ratios) ** 0.5 / statistics.mean(ratios)
         if rse <= rse_target or time.monotonic() - start > time_cap_s or session.bad:
             break
         batch = max(2, min_pairs // 2)
@@ -205,7 +208,7 @@ def interleaved(
     }
     return Timing(
         medians=medians,
-        speedup=medians["baseline"] / medians["student"],
+        speedup=medians[ratio[0]] / medians[ratio[1]],
         relative_standard_error=rse,
         blocks=blocks,
         bad=list(session.bad),

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
-from grader.grading import grade
+from grader.grading import default_answers, grade
 from grader.report import render_json, render_terminal
 from grader.source import read_source
 
@@ -23,9 +23,17 @@ def run(
     benchmark_json: Path | None = None,
 ) -> int:
     exercise = course.find(key)
-    source = read_source(file if file is not None else exercise.stub)
+    kernel = file if file is not None else exercise.stub
+    source = read_source(kernel)
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as keep:
-        report = grade(exercise, source, seed=seed, backend=backend, keep_dir=Path(keep))
+        report = grade(
+            exercise,
+            source,
+            seed=seed,
+            backend=backend,
+            keep_dir=Path(keep),
+            answers=default_answers(exercise, kernel),
+        )
         kept = Path(keep) / "benchmark.json"
         if benchmark_json is not None and kept.is_file():
             benchmark_json.parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from rich.text import Text
 from grader.course import Course, Exercise
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.expectations import Verdict, judge_acceptance, judge_rejection, read_header
-from grader.grading import grade, new_seed
+from grader.grading import default_answers, grade, new_seed
 from grader.source import read_source
 
 _STYLE = {"ok": "green", "wrong": "bold red", "inconclusive": "yellow", "needs a GPU": "cyan"}
@@ -35,7 +35,10 @@ class Item:
 
 def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
     root = exercise.directory.parent.parent
-    report = grade(exercise, read_source(path), seed=seed, backend=backend)
+    answers_variant = path.suffix == ".yaml"
+    kernel = exercise.solution if answers_variant else path
+    answers = path if answers_variant else default_answers(exercise, kernel)
+    report = grade(exercise, read_source(kernel), seed=seed, backend=backend, answers=answers)
     if role == "solution":
         verdict, detail = judge_acceptance(report)
     else:

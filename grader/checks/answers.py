@@ -1,0 +1,171 @@
+"""Questions a student answers in a YAML file, graded against what the grader itself measured on
+the same GPU in the same run; never against the tutorial's figures. Free text is kept for the
+instructor, not graded."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from grader.course import AnswersSpec
+from grader.errors import GraderError
+from grader.results import CheckResult
+from grader.schema_errors import parse_document
+from grader.yaml_source import read_yaml
+
+Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]
+
+
+class _Answers(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class TileMeasurement(_Answers):
+    """What the student measured for one tile size."""
+
+    time_ms: float | None = Field(None, gt=0, description="Kernel time in milliseconds.")
+    gflops: float | None = Field(None, gt=0, description="GFLOP/s (2*M*N*K / time).")
+
+
+class TileSweepAnswers(_Answers):
+    """ex2's answers.yaml."""
+
+    gpu: str = Field("", description="The GPU measured on (free text).")
+    measurements: dict[int, TileMeasurement] = Field(
+        default_factory=dict, description="Per tile size: time_ms and gflops."
+    )
+    fastest_tile_size: int | None = Field(None, description="The tile size that ran fastest.")
+    limit_64: Limit | None = Field(None, description="What stops TILE_SIZE = 64.")
+    explanation: str = Field("", description="Why (free text, for the instructor).")
+
+
+@dataclass(frozen=True)
+class SweepEvidence:
+    """What the grader found: median milliseconds per tile size (None where nothing was timed)
+    and what stopped the probe launch."""
+
+    medians_ms: dict[int, float] | None
+    flops: float
+    limit: Limit | None
+    limit_detail: str
+
+
+def load_answers(text: str | None, name: str) -> TileSweepAnswers | str:
+    """The parsed answers, or a one-line reason they cannot be read (file, line, key)."""
+    if text is None:
+        return f"{name} not found next to the kernel: copy the exercise's template and fill it in"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / name
+        path.write_text(text, encoding="utf-8")
+        try:
+            answers = parse_document(read_yaml(path), TileSweepAnswers)
+        except GraderError as exc:
+            return str(exc).replace(str(path), name)
+    return answers
+
+
+def _close(given: float, measured: float, tolerance: float) -> bool:
+    return abs(given - measured) <= tolerance * measured
+
+
+EXPLANATION = "answers explanation"
+
+
+def tile_sweep_check_names(values: list[int]) -> list[str]:
+    """The graded questions of a tile sweep, in order (the explanation comes after them)."""
+    names = [f"answers TILE_SIZE={v} figures" for v in values]
+    return [*names, "answers fastest tile size", "answers limit of 64"]
+
+
+def question_share(spec: AnswersSpec, values: list[int]) -> float:
+    return round(spec.points / len(tile_sweep_check_names(values)), 4)
+
+
+def grade_tile_sweep(
+    answers: TileSweepAnswers | str, evidence: SweepEvidence, spec: AnswersSpec, values: list[int]
+) -> list[CheckResult]:
+    names = tile_sweep_check_names(values)
+    share = question_share(spec, values)
+    if isinstance(answers, str):
+        results = [CheckResult(n, "answers", "failed", 0.0, share, answers) for n in names]
+        return [*results, _explanation(None)]
+
+    def result(name: str, ok: bool | None, message: str) -> CheckResult:
+        if ok is None:
+            return CheckResult(name, "answers", "skipped", 0.0, share, message)
+        if ok:
+            return CheckResult(name, "answers", "passed", share, share, message)
+        return CheckResult(name, "answers", "failed", 0.0, share, message)
+
+    no_timing = (
+        "needs a GPU: the grader measures the sweep there and grades your figures against it"
+    )
+    out: list[CheckResult] = []
+    for value, name in zip(values, names, strict=False):
+        given = answers.measurements.get(value, TileMeasurement())
+        if given.time_ms is None or given.gflops is None:
+            out.append(result(name, False, f"measurements.{value}: give time_ms and gflops"))
+            continue
+        if evidence.medians_ms is None:
+            out.append(result(name, None, no_timing))
+            continue
+        ms = evidence.medians_ms[value]
+        gflops = evidence.flops / (ms * 1e6)
+        ok = _close(given.time_ms, ms, spec.figure_tolerance) and _close(
+            given.gflops, gflops, spec.figure_tolerance
+        )
+        verdict = "within" if ok else "not within"
+        out.append(
+            result(
+                name,
+                ok,
+                f"yours {given.time_ms:g} ms / {given.gflops:,.0f} GFLOP/s; measured here "
+                f"{ms:.3f} ms / {gflops:,.0f} GFLOP/s: "
+                f"{verdict} {100 * spec.figure_tolerance:.0f}%",
+            )
+        )
+    fastest_name = names[len(values)]
+    if answers.fastest_tile_size is None:
+        out.append(result(fastest_name, False, "fastest_tile_size: not answered"))
+    elif evidence.medians_ms is None:
+        out.append(result(fastest_name, None, no_timing))
+    else:
+        best = min(evidence.medians_ms.values())
+        ties = sorted(
+            v for v, ms in evidence.medians_ms.items() if ms <= best * (1 + spec.tie_tolerance)
+        )
+        ok = answers.fastest_tile_size in ties
+        measured = ", ".join(f"{v}: {ms:.3f} ms" for v, ms in sorted(evidence.medians_ms.items()))
+        accepted = " or ".join(str(v) for v in ties)
+        out.append(
+            result(
+                fastest_name,
+                ok,
+                f"yours {answers.fastest_tile_size}; fastest here {accepted} ({measured})",
+            )
+        )
+    limit_name = names[-1]
+    if answers.limit_64 is None:
+        out.append(result(limit_name, False, "limit_64: not answered"))
+    elif evidence.limit is None:
+        out.append(result(limit_name, None, f"no evidence: {evidence.limit_detail}"))
+    else:
+        ok = answers.limit_64 == evidence.limit
+        out.append(
+            result(
+                limit_name,
+                ok,
+                f"yours {answers.limit_64}; the grader's launch: {evidence.limit_detail}",
+            )
+        )
+    return [*out, _explanation(answers)]
+
+
+def _explanation(answers: TileSweepAnswers | None) -> CheckResult:
+    text = answers.explanation.strip() if answers else ""
+    message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
+    return CheckResult(EXPLANATION, "answers", "passed", 0.0, 0.0, message)

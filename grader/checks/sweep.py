@@ -1,0 +1,151 @@
+"""ex2's sweep: the student's kernel built for each tile size, timed side by side on the GPU
+(every launch verified), and a launch of the probe size (64) whose failure is the evidence for
+the 'what stops 64' answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.checks.answers import Limit, SweepEvidence
+from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
+from grader.course import ExerciseSpec, LaunchSpec, SweepSpec
+from grader.results import CheckResult
+from grader.source import KernelSource
+
+CHECK = "sweep timing"
+
+# Limits of every CUDA GPU of compute capability 7.0 and newer, used where no device is asked.
+MAX_THREADS_PER_BLOCK = 1024
+MAX_STATIC_SHARED_BYTES = 48 * 1024
+MAX_REGISTERS_PER_BLOCK = 65536
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    threads: int
+    shared_bytes: int
+    registers: int
+
+
+def _limit_cause(
+    threads: int, compiled: CompiledKernel | CompileFailure, limits: DeviceLimits
+) -> tuple[Limit | None, str]:
+    if isinstance(compiled, CompileFailure):
+        if "shared" in compiled.message:
+            return (
+                "shared_memory_per_block",
+                f"does not compile: {compiled.message.splitlines()[0]}",
+            )
+        return None, f"does not compile: {compiled.message.splitlines()[0]}"
+    if threads > limits.threads:
+        return (
+            "threads_per_block",
+            f"{threads} threads per block, over the limit of {limits.threads}",
+        )
+    if (compiled.shared_bytes or 0) > limits.shared_bytes:
+        return "shared_memory_per_block", (
+            f"{compiled.shared_bytes} bytes of shared memory, over {limits.shared_bytes}"
+        )
+    if compiled.registers and compiled.registers * threads > limits.registers:
+        return "registers_per_thread", (
+            f"{compiled.registers} registers x {threads} threads, over {limits.registers}"
+        )
+    return None, "nothing in the block's demands exceeds the device's limits"
+
+
+def probe(
+    spec: ExerciseSpec, source: KernelSource, arch: str, launch_error: Any = None
+) -> tuple[Limit | None, str, CompiledKernel | CompileFailure]:
+    """Build the kernel at the probe size; say what stops it, by the device's limits (CUDA's
+    limits for every current GPU where there is none to ask)."""
+    sweep = spec.sweep
+    assert sweep is not None and sweep.probe is not None
+    value = sweep.probe
+    defines = {**spec.kernel.defines, sweep.define: value}
+    compiled = compile_kernel(source, spec.kernel.name, defines, arch)
+    limits = DeviceLimits(MAX_THREADS_PER_BLOCK, MAX_STATIC_SHARED_BYTES, MAX_REGISTERS_PER_BLOCK)
+    cause, detail = _limit_cause(value * value, compiled, limits)
+    return cause, f"{sweep.define}={value}: {detail}", compiled
+
+
+def try_launch(backend: Any, compiled: CompiledKernel, value: int) -> str:
+    """Launch the probe build once on a small problem; the CUDA error, or '' if it ran."""
+    import cupy as cp
+    import numpy as np
+
+    try:
+        function = backend.load_function(compiled)
+        a = cp.zeros(value * value, dtype=cp.float32)
+        c = cp.zeros(value * value, dtype=cp.float32)
+        n = np.int32(value)
+        function((1, 1, 1), (value, value, 1), (a, a, c, n, n, n))
+        cp.cuda.runtime.deviceSynchronize()
+    except Exception as exc:  # the launch is expected to fail: report how
+        return str(exc).strip().splitlines()[0]
+    return ""
+
+
+def time_sweep(
+    backend: Any, spec: ExerciseSpec, source: KernelSource, seed: int, keep: Path
+) -> tuple[CheckResult, dict[int, float] | None]:
+    """Time every build of the sweep at the sweep's shape; the check and median ms per value."""
+    from grader.checks.performance import timed_inputs
+    from grader.checks.timing import TimingSession, interleaved
+
+    sweep: SweepSpec | None = spec.sweep
+    assert sweep is not None
+    points = float(sweep.points)
+    shape = sweep.dims
+    inputs = timed_inputs(backend, shape, seed, spec.correctness.tolerance.factor)
+    kernels = {}
+    for value in sweep.values:
+        defines = {**spec.kernel.defines, sweep.define: value}
+        compiled = compile_kernel(source, spec.kernel.name, defines, backend.arch)
+        if isinstance(compiled, CompileFailure):
+            return CheckResult(CHECK, "performance", "failed", 0.0, points, compiled.message), None
+        label = f"{sweep.define}={value}"
+        launch = LaunchSpec(block=(value, value), tile=(value, value))
+        kernels[label] = inputs.kernel(label, backend.load_function(compiled), launch)
+    session = TimingSession(kernels, inputs.reference, inputs.bound, inputs.flush, sweep.rounds)
+    labels = list(kernels)
+    timing = interleaved(
+        session, sweep.min_blocks, 0.01, sweep.time_cap_s, keep, (labels[0], labels[-1])
+    )
+    flops = 2.0 * shape.m * shape.k * shape.n
+    medians = {v: timing.medians[f"{sweep.define}={v}"] * 1e3 for v in sweep.values}
+    figures = {f"ms_{v}": round(ms, 4) for v, ms in medians.items()}
+    figures |= {f"gflops_{v}": round(flops / (ms * 1e6), 1) for v, ms in medians.items()}
+    if timing.bad:
+        first = timing.bad[0]
+        message = (
+            f"{first.label}: the output was wrong on timed launch {first.launch_number} "
+            f"({first.wrong} elements): every timed launch must compute the full result"
+        )
+        return CheckResult(
+            CHECK, "performance", "failed", 0.0, points, message, figures=figures
+        ), None
+    rows = [
+        f"{sweep.define}={v}: {ms:.3f} ms, {flops / (ms * 1e6):,.0f} GFLOP/s"
+        for v, ms in medians.items()
+    ]
+    message = "\n".join(
+        [
+            f"timed at {sweep.shape}, {timing.blocks} interleaved blocks of {sweep.rounds} "
+            "launches, L2 flushed before each, every launch verified",
+            *rows,
+        ]
+    )
+    return CheckResult(
+        CHECK, "performance", "passed", points, points, message, figures=figures
+    ), medians
+
+
+def evidence_for(
+    spec: ExerciseSpec, medians: dict[int, float] | None, limit: Limit | None, detail: str
+) -> SweepEvidence:
+    sweep = spec.sweep
+    assert sweep is not None
+    shape = sweep.dims
+    return SweepEvidence(medians, 2.0 * shape.m * shape.k * shape.n, limit, detail)

@@ -1,0 +1,125 @@
+"""ex2's answers graded against recorded measurements (the H200's, ../shared/GPU.md): the same
+logic the GPU run uses, tested without a GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.checks.answers import SweepEvidence, grade_tile_sweep, load_answers
+from grader.checks.sweep import probe
+from grader.course import load_spec
+from grader.results import CheckResult
+from grader.source import read_source
+from tests.conftest import ROOT
+
+SPEC = load_spec(ROOT / "exercises/ex2-tile-sweep/spec.yaml")
+ANSWERS = ROOT / "solutions/ex2-tile-sweep/answers.yaml"
+FLOPS = 2.0 * 2048**3
+# GFLOP/s measured on the H200 at 2048^3: tile 8: 5,050; 16: 8,014; 32: 9,042
+H200 = SweepEvidence(
+    {v: FLOPS / (g * 1e6) for v, g in ((8, 5050.0), (16, 8014.0), (32, 9042.0))},
+    FLOPS,
+    "threads_per_block",
+    "TILE_SIZE=64: 4096 threads per block, over the limit of 1024",
+)
+
+
+def _grade(text: str, evidence: SweepEvidence = H200) -> dict[str, CheckResult]:
+    assert SPEC.answers is not None and SPEC.sweep is not None
+    answers = load_answers(text, "answers.yaml")
+    results = grade_tile_sweep(answers, evidence, SPEC.answers, SPEC.sweep.values)
+    return {r.name: r for r in results}
+
+
+def _variant(name: str) -> str:
+    return (ROOT / "solutions/ex2-tile-sweep/wrong" / name).read_text()
+
+
+def test_the_solutions_answers_pass_against_the_h200s_measurements() -> None:
+    results = _grade(ANSWERS.read_text())
+    assert {r.status for r in results.values()} == {"passed"}
+    assert sum(r.score for r in results.values()) == pytest.approx(40, abs=0.01)
+    assert "kept for your instructor" in results["answers explanation"].message
+
+
+def test_figures_off_by_two_fail_naming_the_measured_value() -> None:
+    result = _grade(_variant("answers_figures_2x.yaml"))["answers TILE_SIZE=32 figures"]
+    assert result.status == "failed"
+    assert "yours 3.8 ms / 4,521 GFLOP/s; measured here 1.900 ms / 9,042 GFLOP/s" in result.message
+
+
+def test_the_tutorials_figures_fail() -> None:
+    results = _grade(_variant("answers_tutorial_figures.yaml"))
+    assert all(results[f"answers TILE_SIZE={v} figures"].status == "failed" for v in (8, 16, 32))
+
+
+def test_a_wrong_fastest_tile_size_fails_with_the_measurements() -> None:
+    result = _grade(_variant("answers_wrong_fastest.yaml"))["answers fastest tile size"]
+    assert result.status == "failed"
+    assert result.message.startswith("yours 8; fastest here 32 (8: 3.402 ms, 16: 2.144 ms")
+
+
+def test_tile_sizes_within_noise_of_each_other_are_both_fastest() -> None:
+    tie = SweepEvidence({8: 3.4, 16: 1.94, 32: 1.90}, FLOPS, None, "")
+    text = ANSWERS.read_text().replace("fastest_tile_size: 32", "fastest_tile_size: 16")
+    assert _grade(text, tie)["answers fastest tile size"].status == "passed"
+
+
+def test_the_wrong_limit_fails_with_the_grader_s_evidence() -> None:
+    result = _grade(_variant("answers_wrong_limit.yaml"))["answers limit of 64"]
+    assert result.status == "failed"
+    assert "4096 threads per block, over the limit of 1024" in result.message
+
+
+def test_without_timing_the_measured_questions_are_skipped_and_the_limit_still_graded() -> None:
+    no_gpu = SweepEvidence(None, FLOPS, "threads_per_block", "by the limits")
+    results = _grade(ANSWERS.read_text(), no_gpu)
+    assert results["answers fastest tile size"].status == "skipped"
+    assert results["answers fastest tile size"].message.startswith("needs a GPU")
+    assert results["answers limit of 64"].status == "passed"
+
+
+def test_the_probe_finds_threads_per_block_for_64() -> None:
+    limit, detail, _ = probe(
+        SPEC, read_source(ROOT / "solutions/ex2-tile-sweep/kernel.cu"), "sm_90"
+    )
+    assert limit == "threads_per_block"
+    assert "4096 threads per block, over the limit of 1024" in detail
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ("gflops: 5050.0", 'gflops: "5050"'),
+            "answers.yaml:4: measurements[8].gflops: Input should be a valid number",
+        ),
+        (
+            ("limit_64: threads_per_block", "limit_64: warps"),
+            "answers.yaml:9: limit_64: Input should be 'threads_per_block'",
+        ),
+        (
+            ("fastest_tile_size: 32", "fastest: 32"),
+            "answers.yaml:8: fastest: unknown key (allowed here: explanation",
+        ),
+        (("gpu: NVIDIA H200", "gpu: [unclosed"), "answers.yaml:"),
+    ],
+)
+def test_bad_answers_files_fail_every_question_with_one_line(
+    edit: tuple[str, str], message: str
+) -> None:
+    text = ANSWERS.read_text()
+    assert edit[0] in text
+    results = _grade(text.replace(*edit))
+    graded = [r for r in results.values() if r.name != "answers explanation"]
+    assert all(r.status == "failed" for r in graded)
+    assert graded[0].message.startswith(message), graded[0].message
+    assert "\n" not in graded[0].message
+
+
+def test_a_missing_answers_file_says_what_to_do() -> None:
+    assert SPEC.answers is not None and SPEC.sweep is not None
+    out = grade_tile_sweep(
+        load_answers(None, "answers.yaml"), H200, SPEC.answers, SPEC.sweep.values
+    )
+    assert "answers.yaml not found next to the kernel" in out[0].message
