@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.chart import sweep_figures, write_sweep_chart
 from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import default_answers, grade
@@ -38,8 +39,13 @@ def run(
         if benchmark_json is not None and kept.is_file():
             benchmark_json.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(kept, benchmark_json)
+    chart = None
+    if sweep_figures(report):
+        chart = write_sweep_chart(report, kernel.parent / f"grader-{exercise.id}-sweep.png")
     if as_json:
         print(render_json(report))
     else:
         render_terminal(report, Console())
+        if chart is not None:
+            Console().print(f"sweep chart: {chart}")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
