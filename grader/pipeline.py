@@ -223,6 +223,11 @@ def _run_sweep(
     medians: dict[int, float] | None = None
     gpu = isinstance(backend, GpuBackend)
     points = float(sweep.points)
+    no_timing = "not graded: the sweep was timed by an earlier grading process that stopped"
+    if not gpu:
+        no_timing = "needs a GPU: the grader measures the sweep there and grades your figures"
+    elif failed:
+        no_timing = "not graded: the sweep is timed only once every tile size is correct"
     if SWEEP_CHECK not in job.done:
         if not gpu:
             why = "needs a GPU: the CPU backend checks each tile size's correctness only"
@@ -236,6 +241,8 @@ def _run_sweep(
                 result, medians = time_sweep(backend, spec, source, job.seed, _keep_dir(job))
             except KernelRuntimeError as exc:
                 result = CheckResult(SWEEP_CHECK, "performance", "failed", 0.0, points, str(exc))
+            if medians is None:
+                no_timing = "not graded: the sweep timing failed (see 'sweep timing')"
             report(result)
     if spec.answers is None:
         return 0
@@ -247,7 +254,7 @@ def _run_sweep(
             detail += f"; the launch failed: {error}" if error else "; the launch ran"
         elif not gpu:
             detail += " (by the limits of every current CUDA GPU)"
-    evidence = evidence_for(spec, medians, limit, detail)
+    evidence = evidence_for(spec, medians, limit, detail, no_timing)
     answers = job.answers_error or load_answers(job.answers_text, spec.answers.file)
     for result in grade_tile_sweep(answers, evidence, spec.answers, sweep.values):
         report(result)

@@ -52,6 +52,8 @@ class SweepEvidence:
     flops: float
     limit: Limit | None
     limit_detail: str
+    no_timing: str = "needs a GPU: the grader measures the sweep there and grades your figures"
+    """Why there are no medians, where there are none (a skipped check's message)."""
 
 
 def load_answers(text: str | None, name: str) -> TileSweepAnswers | str:

@@ -143,9 +143,14 @@ def time_sweep(
 
 
 def evidence_for(
-    spec: ExerciseSpec, medians: dict[int, float] | None, limit: Limit | None, detail: str
+    spec: ExerciseSpec,
+    medians: dict[int, float] | None,
+    limit: Limit | None,
+    detail: str,
+    no_timing: str,
 ) -> SweepEvidence:
     sweep = spec.sweep
     assert sweep is not None
     shape = sweep.dims
-    return SweepEvidence(medians, 2.0 * shape.m * shape.k * shape.n, limit, detail)
+    flops = 2.0 * shape.m * shape.k * shape.n
+    return SweepEvidence(medians, flops, limit, detail, no_timing)
