@@ -99,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--write", action="store_true", help="record the proposal in the spec under this GPU's name"
     )
 
+    batch = commands.add_parser("batch", help="grade a directory of submissions (instructors)")
+    batch.add_argument("submissions", type=Path, help="a folder or .zip per student")
+    batch.add_argument("--out", type=Path, required=True, help="results, gradebook and feedback")
+    batch.add_argument("--exercise", action="append", default=[], help="exercise id (repeatable)")
+    batch.add_argument("--jobs", type=_positive, default=None, help="gradings at a time")
+    batch.add_argument("--resume", action="store_true", help="grade only what has no result yet")
+    batch.add_argument("--student", action="append", default=[], help="re-grade this student")
+    batch.add_argument("--seed", type=_seed, help="seed for the random inputs (default: fresh)")
+    _add_backend(batch)
+
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")

@@ -80,3 +80,34 @@ def render_terminal(report: Report, console: Console) -> None:
     console.print(
         Panel(Group(*parts), title=f"{report.exercise}: {report.title}", title_align="left")
     )
+
+
+def render_markdown(report: Report) -> str:
+    """The same content as the terminal report, as Markdown (feedback files for students)."""
+    verdict = "PASSED" if report.passed else "FAILED"
+    lines = [
+        f"# {report.exercise}: {report.title}",
+        "",
+        f"**{verdict}**, {_points(report.score)}/{_points(report.max_score)} points. "
+        f"`{report.source}` on {report.device}; seed {report.seed}.",
+        "",
+        "| check | result | points |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {c.name} | {_MARK[c.status]} | {_points(c.score)}/{_points(c.max_score)} |"
+        for c in report.checks
+    ]
+    for check in report.checks:
+        if check.status != "passed":
+            lines += [
+                "",
+                f"## {check.name}: {_MARK[check.status]}",
+                "",
+                "```",
+                check.message,
+                "```",
+            ]
+    if report.hints:
+        lines += ["", "## Hints", ""] + [f"- {hint}" for hint in report.hints]
+    return "\n".join(lines) + "\n"

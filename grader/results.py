@@ -75,6 +75,19 @@ class Report:
     def max_score(self) -> float:
         return round(sum(c.max_score for c in self.checks), 2)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        """A report as `to_json` wrote it (the device's detail folded into its name)."""
+        return cls(
+            exercise=data["exercise"],
+            title=data["title"],
+            source=data["source"],
+            seed=data["seed"],
+            device=DeviceInfo(data["backend"], data["device"]),
+            checks=[CheckResult.from_json(c) for c in data["checks"]],
+            hints=list(data.get("hints", [])),
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "exercise": self.exercise,

@@ -56,6 +56,20 @@ def dispatch(args: argparse.Namespace) -> int:
         )
     if args.command == "doctor":
         return doctor.run()
+    if args.command == "batch":
+        from grader.commands import batch
+
+        return batch.run(
+            open_course(course_dir),
+            args.submissions,
+            args.out,
+            args.exercise,
+            args.jobs,
+            args.backend,
+            args.resume,
+            args.student,
+            args.seed,
+        )
     if args.command == "spec-docs":
         from grader.spec_docs import render
 

@@ -1,0 +1,1 @@
+"""Batch grading: discovering submissions, the results store, the outputs instructors read."""

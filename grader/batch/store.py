@@ -1,0 +1,98 @@
+"""The results database (SQLite, in the output directory): one row per submission x exercise x
+grading run, written in one transaction once the grading is complete, so that an interruption at
+any moment (even kill -9) loses at most the gradings in flight and never counts one twice."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.results import Report
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    student TEXT NOT NULL,
+    exercise TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL,
+    score REAL NOT NULL,
+    max_score REAL NOT NULL,
+    passed INTEGER NOT NULL,
+    report_json TEXT NOT NULL,
+    device TEXT NOT NULL,
+    grader_version TEXT NOT NULL,
+    graded_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS by_submission ON results (student, exercise, id);
+"""
+
+
+def source_hash(*texts: bytes) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(len(text).to_bytes(8, "little"))
+        digest.update(text)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    student: str
+    exercise: str
+    score: float
+    max_score: float
+    report: dict[str, Any]
+
+
+class ResultStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def record(self, run_id: str, student: str, exercise: str, digest: str, report: Report) -> None:
+        with self._db:  # one transaction: the row is there whole, or not at all
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "INSERT INTO results (run_id, student, exercise, source_sha256, score, max_score,"
+                " passed, report_json, device, grader_version, graded_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    student,
+                    exercise,
+                    digest,
+                    report.score,
+                    report.max_score,
+                    int(report.passed),
+                    json.dumps(report.to_json()),
+                    str(report.device),
+                    __version__,
+                    time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                ),
+            )
+
+    def graded(self) -> set[tuple[str, str, str]]:
+        """(student, exercise, source hash) of every complete result."""
+        rows = self._db.execute("SELECT student, exercise, source_sha256 FROM results")
+        return {(s, e, h) for s, e, h in rows}
+
+    def latest(self) -> list[StoredResult]:
+        """The newest result of each student x exercise."""
+        rows = self._db.execute(
+            "SELECT student, exercise, score, max_score, report_json FROM results r"
+            " WHERE id = (SELECT MAX(id) FROM results WHERE student = r.student"
+            " AND exercise = r.exercise) ORDER BY student, exercise"
+        )
+        return [StoredResult(s, e, sc, mx, json.loads(rep)) for s, e, sc, mx, rep in rows]

@@ -1,0 +1,106 @@
+"""grader batch: grade every submission in a directory, each in its own child processes, in
+parallel, resumably, into a results database, a gradebook, feedback per student and a summary."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from grader.batch.discover import Submission, discover
+from grader.batch.outputs import write_feedback, write_gradebook, write_summary
+from grader.batch.store import ResultStore, source_hash
+from grader.course import Course
+from grader.errors import EXIT_OK, GraderError
+from grader.grading import grade
+from grader.results import Report
+from grader.source import read_source
+
+
+def _digest(submission: Submission) -> str:
+    assert submission.kernel is not None
+    answers = (
+        submission.answers.read_bytes()
+        if submission.answers and submission.answers.is_file()
+        else b""
+    )
+    return source_hash(submission.kernel.read_bytes(), answers)
+
+
+def _grade_one(submission: Submission, seed: int | None, backend: str) -> Report:
+    assert submission.kernel is not None
+    try:
+        source = read_source(submission.kernel)
+    except GraderError as exc:
+        raise GraderError(f"{submission.student}: {exc}") from None
+    return grade(
+        submission.exercise, source, seed=seed, backend=backend, answers=submission.answers
+    )
+
+
+def run(
+    course: Course,
+    submissions_dir: Path,
+    out: Path,
+    keys: Sequence[str],
+    jobs: int | None,
+    backend: str,
+    resume: bool,
+    students: Sequence[str],
+    seed: int | None,
+) -> int:
+    exercises = [course.find(k) for k in keys] if keys else list(course.exercises)
+    database = out / "results.sqlite"
+    if database.exists() and not resume and not students:
+        raise GraderError(
+            f"{database} exists: pass --resume to carry on, or --student NAME to re-grade one"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    console = Console(stderr=True)
+    found, notes = discover(submissions_dir, exercises, out / "work")
+    for note in notes:
+        console.print(f"[dim]{note}[/dim]")
+    store = ResultStore(database)
+    done = store.graded()
+    todo: list[tuple[Submission, str]] = []
+    missing: list[str] = []
+    for submission in found:
+        if students and submission.student not in students:
+            continue
+        if submission.kernel is None:
+            missing.append(f"{submission.student}: {submission.exercise.id}")
+            continue
+        digest = _digest(submission)
+        key = (submission.student, submission.exercise.id, digest)
+        if key in done and not students:
+            continue  # complete already (--resume), with this very source
+        todo.append((submission, digest))
+    run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+    jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else 1)
+    console.print(f"{len(todo)} grading(s) to do, {jobs} at a time; {len(missing)} missing")
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as progress, ThreadPoolExecutor(jobs) as pool:
+        task = progress.add_task("grading", total=len(todo))
+        futures = {pool.submit(_grade_one, s, seed, backend): (s, d) for s, d in todo}
+        for future in as_completed(futures):
+            submission, digest = futures[future]
+            try:
+                report = future.result()
+            except GraderError as exc:
+                console.print(f"[red]{exc}[/red]")
+            else:
+                store.record(run_id, submission.student, submission.exercise.id, digest, report)
+            progress.advance(task)
+    results = store.latest()
+    store.close()
+    all_students = sorted({s.student for s in found})
+    write_gradebook(out / "gradebook.csv", all_students, [e.id for e in exercises], results)
+    write_feedback(out / "feedback", results)
+    write_summary(out / "summary.md", results, missing)
+    console.print(f"gradebook: {out / 'gradebook.csv'}; feedback: {out / 'feedback'}")
+    return EXIT_OK

@@ -1,0 +1,124 @@
+"""grader batch end to end on the CPU backend: layouts, outputs, and an interruption by kill -9
+followed by --resume giving exactly the gradebook of an uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_grader
+
+EX4 = ROOT / "solutions/ex4-register-tiling"
+KERNELS = {
+    "alice": EX4 / "kernel.cu",
+    "bob": ROOT / "exercises/ex4-register-tiling/kernel.cu",
+    "erin": EX4 / "wrong/no_edge_guards.cu",
+    "frank": EX4 / "kernel.cu",
+    "gina": EX4 / "wrong/second_row_skipped.cu",
+}
+
+
+@pytest.fixture
+def submissions(tmp_path: Path) -> Path:
+    root = tmp_path / "submissions"
+    for student, kernel in KERNELS.items():
+        (root / student).mkdir(parents=True)
+        (root / student / "kernel.cu").write_bytes(kernel.read_bytes())
+    with zipfile.ZipFile(root / "carol.zip", "w") as zipped:
+        zipped.write(EX4 / "kernel.cu", "ex4-register-tiling/kernel.cu")
+    (root / "dave").mkdir()  # handed in nothing
+    return root
+
+
+def _batch(submissions: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "batch",
+        str(submissions),
+        "--out",
+        str(out),
+        "--exercise",
+        "ex4",
+        "--backend",
+        "cpu",
+        "--seed",
+        "1",
+        *extra,
+    ]
+
+
+def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
+    submissions: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    done = run_grader(_batch(submissions, out))
+    assert done.returncode == 0, done.stderr
+    assert "carol.zip: zip, 1 of 1 exercise(s) found" in done.stderr
+    rows = (out / "gradebook.csv").read_text().splitlines()
+    assert rows[0] == "student,ex4,total"
+    assert "alice,80,80" in rows and "carol,80,80" in rows and "dave,,0" in rows
+    assert (out / "feedback/bob.md").read_text().startswith("# ex4: 2x2 register tiling")
+    assert "## Missing submissions\n\n- dave: ex4" in (out / "summary.md").read_text()
+
+
+def test_unsafe_zips_are_refused_and_the_batch_goes_on(submissions: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(submissions / "mallory.zip", "w") as zipped:
+        zipped.writestr("../../escaped.cu", "__global__ void k() {}")
+    done = run_grader(_batch(submissions, tmp_path / "out"))
+    assert done.returncode == 0
+    assert "mallory.zip: skipped" in done.stderr and "points outside the archive" in done.stderr
+    assert not (tmp_path / "escaped.cu").exists()
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
+    submissions: Path, tmp_path: Path
+) -> None:
+    reference = tmp_path / "reference"
+    assert run_grader(_batch(submissions, reference, "--jobs", "1")).returncode == 0
+
+    out = tmp_path / "interrupted"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", *_batch(submissions, out, "--jobs", "1")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    database = out / "results.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if database.exists():
+            with sqlite3.connect(database) as db:
+                if db.execute("SELECT COUNT(*) FROM results").fetchone()[0] >= 2:
+                    break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    with sqlite3.connect(database) as db:
+        before = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert 2 <= before < 6  # interrupted part-way
+
+    assert run_grader(_batch(submissions, out, "--jobs", "1", "--resume")).returncode == 0
+    assert (out / "gradebook.csv").read_text() == (reference / "gradebook.csv").read_text()
+    with sqlite3.connect(database) as db:
+        counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
+    assert [c for (c,) in counts] == [1] * 6  # nothing graded twice
+
+
+def test_a_second_run_without_resume_is_refused_and_nothing_is_lost(
+    submissions: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    assert run_grader(_batch(submissions, out)).returncode == 0
+    gradebook = (out / "gradebook.csv").read_text()
+    again = run_grader(_batch(submissions, out))
+    assert again.returncode == 2
+    assert "results.sqlite exists: pass --resume" in again.stderr
+    assert (out / "gradebook.csv").read_text() == gradebook
