@@ -65,6 +65,9 @@ def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, 
     direct = folder / exercise.spec.kernel.file
     if single and direct.is_file():
         return direct, _answers(direct, exercise)
+    notebooks = sorted(folder.glob("*.ipynb"))
+    if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
+        return notebooks[0], _answers(notebooks[0], exercise)
     return None, None
 
 

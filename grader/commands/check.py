@@ -10,6 +10,7 @@ from grader.chart import sweep_figures, write_sweep_chart
 from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import default_answers, grade
+from grader.notebook import kernel_from_notebook
 from grader.report import render_json, render_terminal
 from grader.source import read_source
 
@@ -25,7 +26,10 @@ def run(
 ) -> int:
     exercise = course.find(key)
     kernel = file if file is not None else exercise.stub
-    source = read_source(kernel)
+    if kernel.suffix == ".ipynb":
+        source = kernel_from_notebook(kernel, exercise.id)
+    else:
+        source = read_source(kernel)
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as keep:
         report = grade(
             exercise,

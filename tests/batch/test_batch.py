@@ -35,6 +35,10 @@ def submissions(tmp_path: Path) -> Path:
     with zipfile.ZipFile(root / "carol.zip", "w") as zipped:
         zipped.write(EX4 / "kernel.cu", "ex4-register-tiling/kernel.cu")
     (root / "dave").mkdir()  # handed in nothing
+    (root / "hana").mkdir()  # a notebook with no cell marked for the exercise
+    (root / "hana" / "work.ipynb").write_text(
+        '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
     return root
 
 
@@ -64,6 +68,8 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert rows[0] == "student,ex4,total"
     assert "alice,80,80" in rows and "carol,80,80" in rows and "dave,,0" in rows
+    assert "hana,0,0" in rows
+    assert "no code cell for ex4" in (out / "feedback/hana.md").read_text()
     assert (out / "feedback/bob.md").read_text().startswith("# ex4: 2x2 register tiling")
     assert "## Missing submissions\n\n- dave: ex4" in (out / "summary.md").read_text()
 
@@ -103,13 +109,13 @@ def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
     process.wait()
     with sqlite3.connect(database) as db:
         before = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-    assert 2 <= before < 6  # interrupted part-way
+    assert 2 <= before < 7  # interrupted part-way
 
     assert run_grader(_batch(submissions, out, "--jobs", "1", "--resume")).returncode == 0
     assert (out / "gradebook.csv").read_text() == (reference / "gradebook.csv").read_text()
     with sqlite3.connect(database) as db:
         counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
-    assert [c for (c,) in counts] == [1] * 6  # nothing graded twice
+    assert [c for (c,) in counts] == [1] * 7  # nothing graded twice
 
 
 def test_a_second_run_without_resume_is_refused_and_nothing_is_lost(

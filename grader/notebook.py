@@ -1,0 +1,64 @@
+"""Kernels handed in as Jupyter notebooks (read with nbformat).
+
+The kernel of an exercise is the code cell tagged `grader:EX` (EX the exercise id, e.g.
+`grader:ex4`), or failing that the code cell whose first line is the comment `// grader: EX`.
+Line numbers in messages are the cell's own; the file is shown as `work.ipynb[cell 3]`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, cast
+
+from grader.errors import GraderError
+from grader.source import MAX_SOURCE_BYTES, KernelSource
+
+_MARKER = re.compile(r"^\s*//\s*grader:\s*(\w+)\s*$")
+
+
+def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
+    import nbformat
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise GraderError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > 16 * MAX_SOURCE_BYTES:
+        raise GraderError(f"{path}: {len(raw)} bytes, too large for a notebook")
+    try:
+        notebook: Any = cast(Any, nbformat).reads(raw.decode("utf-8"), as_version=4)
+    except UnicodeDecodeError:
+        raise GraderError(f"{path}: not UTF-8 text") from None
+    except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
+        raise GraderError(f"{path}: not a Jupyter notebook ({type(exc).__name__})") from None
+    cells = [
+        (number, cell)
+        for number, cell in enumerate(notebook.cells, start=1)
+        if cell.get("cell_type") == "code"
+    ]
+    tag = f"grader:{exercise_id}"
+    chosen = [(n, c) for n, c in cells if tag in c.get("metadata", {}).get("tags", [])]
+    if not chosen:
+        chosen = [
+            (n, c)
+            for n, c in cells
+            if (m := _MARKER.match(str(c.get("source", "")).split("\n", 1)[0]))
+            and m.group(1) == exercise_id
+        ]
+    if not chosen:
+        raise GraderError(
+            f"{path}: no code cell for {exercise_id}: tag the kernel's cell '{tag}' or start it "
+            f"with the line '// grader: {exercise_id}'"
+        )
+    if len(chosen) > 1:
+        numbers = ", ".join(str(n) for n, _ in chosen)
+        raise GraderError(f"{path}: cells {numbers} are all marked for {exercise_id}: keep one")
+    number, cell = chosen[0]
+    text = str(cell.get("source", ""))
+    if _MARKER.match(text.split("\n", 1)[0]):
+        text = "\n" + text.split("\n", 1)[1] if "\n" in text else ""  # keep the line numbers
+    if "%%" in text.split("\n", 1)[0]:
+        text = (
+            "\n" + text.split("\n", 1)[1] if "\n" in text else ""
+        )  # a cell magic such as %%writefile
+    return KernelSource(text=text, display_name=f"{path.name}[cell {number}]")
