@@ -109,6 +109,20 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--seed", type=_seed, help="seed for the random inputs (default: fresh)")
     _add_backend(batch)
 
+    scope = commands.add_parser(
+        "gradescope", help="grade a Gradescope submission (the autograder's entry point)"
+    )
+    scope.add_argument("--exercise", action="append", default=[], help="exercise id (repeatable)")
+    scope.add_argument("--submission", type=Path, default=Path("/autograder/submission"))
+    scope.add_argument("--results", type=Path, default=Path("/autograder/results/results.json"))
+    scope_package = commands.add_parser(
+        "gradescope-package", help="build the Gradescope autograder zip"
+    )
+    scope_package.add_argument("target", type=Path, help="the .zip to write")
+    scope_package.add_argument("--exercise", action="append", default=[], help="exercise id")
+    release = commands.add_parser("release", help="a student copy of the course (no solutions)")
+    release.add_argument("target", type=Path, help="an empty or new directory")
+
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")

@@ -84,7 +84,6 @@ def discover(
         raise GraderError(f"{root}: not a directory of submissions")
     submissions: list[Submission] = []
     notes: list[str] = []
-    single = len(exercises) == 1
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue
@@ -101,10 +100,20 @@ def discover(
         else:
             notes.append(f"{entry.name}: skipped: not a folder or a .zip")
             continue
-        found = 0
-        for exercise in exercises:
-            kernel, answers = _find(folder, exercise, single)
-            found += kernel is not None
-            submissions.append(Submission(student, exercise, kernel, answers, layout))
+        mine = in_folder(folder, student, exercises, layout)
+        found = sum(s.kernel is not None for s in mine)
+        submissions += mine
         notes.append(f"{entry.name}: {layout}, {found} of {len(exercises)} exercise(s) found")
     return submissions, notes
+
+
+def in_folder(
+    folder: Path, student: str, exercises: Sequence[Exercise], layout: str
+) -> list[Submission]:
+    """One student's submissions in their folder, one per exercise (kernel None if absent)."""
+    single = len(exercises) == 1
+    out = []
+    for exercise in exercises:
+        kernel, answers = _find(folder, exercise, single)
+        out.append(Submission(student, exercise, kernel, answers, layout))
+    return out

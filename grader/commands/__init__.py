@@ -70,6 +70,15 @@ def dispatch(args: argparse.Namespace) -> int:
             args.student,
             args.seed,
         )
+    if args.command in ("gradescope", "gradescope-package", "release"):
+        from grader.commands import gradescope
+
+        course = open_course(course_dir)
+        if args.command == "gradescope":
+            return gradescope.run(course, args.exercise, args.submission, args.results)
+        if args.command == "gradescope-package":
+            return gradescope.package(course, args.exercise, args.target)
+        return gradescope.release(course, args.target)
     if args.command == "spec-docs":
         from grader.spec_docs import render
 

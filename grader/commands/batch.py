@@ -14,14 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from grader.batch.discover import Submission, discover
 from grader.batch.outputs import write_feedback, write_gradebook, write_summary
+from grader.batch.run_one import grade_submission
 from grader.batch.store import ResultStore, source_hash
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
-from grader.grading import grade
-from grader.notebook import kernel_from_notebook
-from grader.pipeline import plan
-from grader.results import CheckResult, DeviceInfo, Report
-from grader.source import read_source
 
 
 def _digest(submission: Submission) -> str:
@@ -32,34 +28,6 @@ def _digest(submission: Submission) -> str:
         else b""
     )
     return source_hash(submission.kernel.read_bytes(), answers)
-
-
-def _grade_one(submission: Submission, seed: int | None, backend: str) -> Report:
-    assert submission.kernel is not None
-    try:
-        if submission.kernel.suffix == ".ipynb":
-            source = kernel_from_notebook(submission.kernel, submission.exercise.id)
-        else:
-            source = read_source(submission.kernel)
-    except GraderError as exc:
-        return _unreadable(submission, str(exc))
-    return grade(
-        submission.exercise, source, seed=seed, backend=backend, answers=submission.answers
-    )
-
-
-def _unreadable(submission: Submission, why: str) -> Report:
-    """A submission with no kernel to compile: its compile check fails with the reason, the
-    rest are skipped, and the result is recorded like any other."""
-    checks = [
-        CheckResult(p.name, p.kind, "failed", 0.0, p.max_score, why)
-        if p.kind == "compile"
-        else CheckResult(p.name, p.kind, "skipped", 0.0, p.max_score, "not run: nothing to compile")
-        for p in plan(submission.exercise.spec)
-    ]
-    device = DeviceInfo("none", "no device", "nothing was run")
-    name = submission.kernel.name if submission.kernel else "?"
-    return Report(submission.exercise.id, submission.exercise.title, name, 0, device, checks)
 
 
 def run(
@@ -105,7 +73,7 @@ def run(
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as progress, ThreadPoolExecutor(jobs) as pool:
         task = progress.add_task("grading", total=len(todo))
-        futures = {pool.submit(_grade_one, s, seed, backend): (s, d) for s, d in todo}
+        futures = {pool.submit(grade_submission, s, seed, backend): (s, d) for s, d in todo}
         for future in as_completed(futures):
             submission, digest = futures[future]
             try:

@@ -1,0 +1,39 @@
+"""Grading one discovered submission, as batch runs and the Gradescope entry point do."""
+
+from __future__ import annotations
+
+from grader.batch.discover import Submission
+from grader.errors import GraderError
+from grader.grading import grade
+from grader.notebook import kernel_from_notebook
+from grader.pipeline import plan
+from grader.results import CheckResult, DeviceInfo, Report
+from grader.source import read_source
+
+
+def grade_submission(submission: Submission, seed: int | None, backend: str) -> Report:
+    assert submission.kernel is not None
+    try:
+        if submission.kernel.suffix == ".ipynb":
+            source = kernel_from_notebook(submission.kernel, submission.exercise.id)
+        else:
+            source = read_source(submission.kernel)
+    except GraderError as exc:
+        return _unreadable(submission, str(exc))
+    return grade(
+        submission.exercise, source, seed=seed, backend=backend, answers=submission.answers
+    )
+
+
+def _unreadable(submission: Submission, why: str) -> Report:
+    """A submission with no kernel to compile: its compile check fails with the reason, the
+    rest are skipped, and the result is recorded like any other."""
+    checks = [
+        CheckResult(p.name, p.kind, "failed", 0.0, p.max_score, why)
+        if p.kind == "compile"
+        else CheckResult(p.name, p.kind, "skipped", 0.0, p.max_score, "not run: nothing to compile")
+        for p in plan(submission.exercise.spec)
+    ]
+    device = DeviceInfo("none", "no device", "nothing was run")
+    name = submission.kernel.name if submission.kernel else "?"
+    return Report(submission.exercise.id, submission.exercise.title, name, 0, device, checks)

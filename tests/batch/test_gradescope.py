@@ -1,0 +1,66 @@
+"""The Gradescope entry point, its package, and the student release, as an instructor uses them."""
+
+from __future__ import annotations
+
+import json
+import stat
+import zipfile
+from pathlib import Path
+
+from tests.conftest import ROOT, run_grader
+
+
+def test_the_entry_point_writes_results_json_in_gradescopes_form(tmp_path: Path) -> None:
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "kernel.cu").write_bytes(
+        (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_bytes()
+    )
+    results = tmp_path / "results/results.json"
+    done = run_grader(
+        [
+            "gradescope",
+            "--exercise",
+            "ex4",
+            "--submission",
+            str(submission),
+            "--results",
+            str(results),
+        ]
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(results.read_text())
+    names = [t["name"] for t in data["tests"]]
+    assert names[0] == "ex4: compile" and "ex4: performance" in names
+    for test in data["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "status", "output", "visibility"}
+        assert test["status"] in ("passed", "failed")
+    timing = next(t for t in data["tests"] if t["name"] == "ex4: performance")
+    assert timing["max_score"] == 0 and timing["output"].startswith("graded separately")
+    assert data["score"] == 80
+
+
+def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: Path) -> None:
+    target = tmp_path / "autograder.zip"
+    done = run_grader(["gradescope-package", str(target), "--exercise", "ex4"])
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(target) as zipped:
+        names = zipped.namelist()
+        run = zipped.getinfo("run_autograder")
+        assert stat.S_IMODE(run.external_attr >> 16) & 0o111
+        assert "--exercise ex4" in zipped.read("run_autograder").decode()
+    assert "setup.sh" in names and "course.yaml" in names and "grader/cli.py" in names
+    assert not any(n.startswith("solutions/") for n in names)
+    again = run_grader(["gradescope-package", str(target)])
+    assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:
+    target = tmp_path / "student-copy"
+    assert run_grader(["release", str(target)]).returncode == 0
+    assert (target / "exercises/ex4-register-tiling/kernel.cu").is_file()
+    assert (target / "grader/cli.py").is_file()
+    assert not (target / "solutions").exists()
+    assert run_grader(["--course", str(target), "list"]).returncode == 0
+    refused = run_grader(["release", str(target)])
+    assert refused.returncode == 2 and "not empty" in refused.stderr
