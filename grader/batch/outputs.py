@@ -65,3 +65,22 @@ def write_summary(path: Path, results: Sequence[StoredResult], missing: Sequence
     lines += ["", "## Gradings that errored", ""] + ([f"- {e}" for e in errored] or ["- none"])
     lines += ["", "## Missing submissions", ""] + ([f"- {m}" for m in missing] or ["- none"])
     path.write_text("\n".join(lines) + "\n")
+
+
+def write_performance_scores(
+    path: Path, students: Sequence[str], exercises: Sequence[str], results: Sequence[StoredResult]
+) -> None:
+    """The performance checks' points alone, one row per student: what a GPU batch run hands to
+    Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out."""
+    points: dict[tuple[str, str], float] = {}
+    for result in results:
+        report = Report.from_json(result.report)
+        timed = [c for c in report.checks if c.kind == "performance" and c.status != "skipped"]
+        if timed:
+            points[(result.student, result.exercise)] = sum(c.score for c in timed)
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["SID", *(f"{e} performance" for e in exercises)])
+        for student in students:
+            row = [points.get((student, e)) for e in exercises]
+            writer.writerow([student, *("" if p is None else f"{p:g}" for p in row)])

@@ -13,7 +13,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from grader.batch.discover import Submission, discover
-from grader.batch.outputs import write_feedback, write_gradebook, write_summary
+from grader.batch.outputs import (
+    write_feedback,
+    write_gradebook,
+    write_performance_scores,
+    write_summary,
+)
 from grader.batch.run_one import grade_submission
 from grader.batch.store import ResultStore, source_hash
 from grader.course import Course
@@ -86,8 +91,10 @@ def run(
     results = store.latest()
     store.close()
     all_students = sorted({s.student for s in found})
-    write_gradebook(out / "gradebook.csv", all_students, [e.id for e in exercises], results)
+    exercise_ids = [e.id for e in exercises]
+    write_gradebook(out / "gradebook.csv", all_students, exercise_ids, results)
     write_feedback(out / "feedback", results)
     write_summary(out / "summary.md", results, missing)
+    write_performance_scores(out / "performance_scores.csv", all_students, exercise_ids, results)
     console.print(f"gradebook: {out / 'gradebook.csv'}; feedback: {out / 'feedback'}")
     return EXIT_OK

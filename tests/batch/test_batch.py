@@ -72,6 +72,9 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     assert "no code cell for ex4" in (out / "feedback/hana.md").read_text()
     assert (out / "feedback/bob.md").read_text().startswith("# ex4: 2x2 register tiling")
     assert "## Missing submissions\n\n- dave: ex4" in (out / "summary.md").read_text()
+    # timed only on a GPU: on the CPU backend no performance points to export
+    scores = (out / "performance_scores.csv").read_text().splitlines()
+    assert scores[0] == "SID,ex4 performance" and "alice," in scores
 
 
 def test_unsafe_zips_are_refused_and_the_batch_goes_on(submissions: Path, tmp_path: Path) -> None:
