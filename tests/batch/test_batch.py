@@ -131,3 +131,30 @@ def test_a_second_run_without_resume_is_refused_and_nothing_is_lost(
     assert again.returncode == 2
     assert "results.sqlite exists: pass --resume" in again.stderr
     assert (out / "gradebook.csv").read_text() == gradebook
+
+
+def test_every_batch_verdict_equals_grader_check_for_the_same_file(
+    submissions: Path, tmp_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "out"
+    assert run_grader(_batch(submissions, out)).returncode == 0
+    for student in ("alice", "bob", "erin", "gina"):
+        batch = json.loads((out / f"feedback/{student}.json").read_text())[0]
+        done = run_grader(
+            [
+                "check",
+                "ex4",
+                "--json",
+                "--backend",
+                "cpu",
+                "--seed",
+                "1",
+                "--file",
+                str(submissions / student / "kernel.cu"),
+            ]
+        )
+        alone = json.loads(done.stdout)
+        verdicts = [(c["name"], c["status"], c["score"]) for c in alone["checks"]]
+        assert [(c["name"], c["status"], c["score"]) for c in batch["checks"]] == verdicts
