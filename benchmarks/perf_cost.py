@@ -7,42 +7,20 @@ timed time.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ex4_solution import ROOT, check_solution
+
 TARGET_WARM_S = 3.0
 
 
 def one(cache: Path) -> tuple[float, dict[str, float], dict[str, float]]:
-    env = {**os.environ, "GRADER_CACHE_DIR": str(cache)}
     start = time.perf_counter()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "grader",
-            "check",
-            "ex4",
-            "--backend",
-            "gpu",
-            "--json",
-            "--file",
-            "solutions/ex4-register-tiling/kernel.cu",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    report, _ = check_solution(cache)
     wall = time.perf_counter() - start
-    report = json.loads(done.stdout)
     stages = {"compile": 0.0, "correctness": 0.0, "performance": 0.0}
     for check in report["checks"]:
         stages[check["kind"]] += check["figures"].get("wall_s", 0.0)

@@ -7,14 +7,12 @@ each in its own process, on the GPU. Prints each run's speedup, the coefficient 
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ex4_solution import ROOT, check_solution
+
 TARGET_CV = 0.005
 
 
@@ -27,33 +25,15 @@ def main() -> int:
     failures = 0
     device = ""
     for run in range(runs):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "grader",
-                "check",
-                "ex4",
-                "--backend",
-                "gpu",
-                "--json",
-                "--file",
-                "solutions/ex4-register-tiling/kernel.cu",
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        report = json.loads(done.stdout)
+        report, returncode = check_solution()
         device = report["device"]
         timing = next(c for c in report["checks"] if c["kind"] == "performance")
         speedup = timing["figures"].get("speedup", float("nan"))
         speedups.append(speedup)
-        failures += done.returncode != 0
+        failures += returncode != 0
         lines.append(
             f"run {run + 1:2d}: speedup {speedup:.4f}  {timing['status']:<7} "
-            f"exit {done.returncode}  "
+            f"exit {returncode}  "
             f"student {timing['figures'].get('student_ms', 0):.4f} ms, "
             f"baseline {timing['figures'].get('baseline_ms', 0):.4f} ms, "
             f"RSE {100 * timing['figures'].get('rse', 0):.3f}%"
