@@ -3,16 +3,20 @@
 Layouts, detected per entry and reported:
 - a folder per student holding `kernel.cu` (one exercise, given with --exercise), or holding
   exercise directories (`ex4-register-tiling/kernel.cu`, with their `answers.yaml`);
-- a `.zip` per student with either of those inside, extracted safely into the output directory.
+- a `.zip` per student with either of those inside, extracted safely into the output directory;
+- a Gradescope export: a folder per submission and `submission_metadata.yml` naming who made it.
 """
 
 from __future__ import annotations
 
+import re
 import stat
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import yaml
 
 from grader.course import Exercise
 from grader.errors import GraderError
@@ -76,6 +80,31 @@ def _answers(kernel: Path, exercise: Exercise) -> Path | None:
     return kernel.parent / spec.file if spec else None
 
 
+def gradescope_students(root: Path) -> dict[str, str]:
+    """A Gradescope export's folder -> student (SID, else e-mail, else name), from its
+    submission_metadata.yml; {} when `root` is not such an export."""
+    metadata = root / "submission_metadata.yml"
+    if not metadata.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(metadata.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise GraderError(f"{metadata}: not readable YAML ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise GraderError(f"{metadata}: expected a mapping of submission folders")
+    students: dict[str, str] = {}
+    for folder, entry in data.items():
+        submitters = entry.get(":submitters") if isinstance(entry, dict) else None
+        if not submitters or not isinstance(submitters, list):
+            raise GraderError(f"{metadata}: {folder}: no :submitters")
+        first = submitters[0] if isinstance(submitters[0], dict) else {}
+        who = first.get(":sid") or first.get(":email") or first.get(":name")
+        if not who:
+            raise GraderError(f"{metadata}: {folder}: a submitter without :sid, :email or :name")
+        students[str(folder)] = re.sub(r"[^\w.@-]", "_", str(who))
+    return students
+
+
 def discover(
     root: Path, exercises: Sequence[Exercise], work: Path
 ) -> tuple[list[Submission], list[str]]:
@@ -84,6 +113,16 @@ def discover(
         raise GraderError(f"{root}: not a directory of submissions")
     submissions: list[Submission] = []
     notes: list[str] = []
+    exported = gradescope_students(root)
+    if exported:
+        notes.append(f"Gradescope export: {len(exported)} submission(s) in submission_metadata.yml")
+        for name, student in sorted(exported.items()):
+            path = root / name
+            if not path.is_dir() or path.is_symlink():
+                notes.append(f"{name}: skipped: listed in the metadata but not a folder")
+                continue
+            submissions += in_folder(path, student, exercises, "gradescope export")
+        return submissions, notes
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue

@@ -158,3 +158,23 @@ def test_every_batch_verdict_equals_grader_check_for_the_same_file(
         alone = json.loads(done.stdout)
         verdicts = [(c["name"], c["status"], c["score"]) for c in alone["checks"]]
         assert [(c["name"], c["status"], c["score"]) for c in batch["checks"]] == verdicts
+
+
+def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
+    root = tmp_path / "export"
+    for folder, kernel in (
+        ("submission_101", EX4 / "kernel.cu"),
+        ("submission_102", EX4 / "wrong/no_edge_guards.cu"),
+    ):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "kernel.cu").write_bytes(kernel.read_bytes())
+    (root / "submission_metadata.yml").write_text(
+        "submission_101:\n  :submitters:\n  - :name: Ada L\n    :sid: '7001'\n"
+        "submission_102:\n  :submitters:\n  - :name: Bo\n    :email: bo@uni.edu\n"
+    )
+    out = tmp_path / "out"
+    done = run_grader(_batch(root, out))
+    assert done.returncode == 0, done.stderr
+    assert "Gradescope export: 2 submission(s)" in done.stderr
+    rows = (out / "gradebook.csv").read_text().splitlines()
+    assert rows[1:] == ["7001,80,80", "bo@uni.edu,33.33,33.33"]
