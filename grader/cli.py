@@ -36,6 +36,15 @@ def _positive(text: str) -> int:
     return value
 
 
+def _gpu_list(text: str) -> list[str]:
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids or not all(part.isdigit() for part in ids) or len(set(ids)) != len(ids):
+        raise argparse.ArgumentTypeError(
+            f"--gpus expects distinct GPU numbers like 0,1; got {text!r}"
+        )
+    return ids
+
+
 def _add_backend(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
@@ -107,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--resume", action="store_true", help="grade only what has no result yet")
     batch.add_argument("--student", action="append", default=[], help="re-grade this student")
     batch.add_argument("--seed", type=_seed, help="seed for the random inputs (default: fresh)")
+    batch.add_argument(
+        "--gpus", type=_gpu_list, default=[], help="GPUs to spread over, e.g. 0,1 (one lane each)"
+    )
     _add_backend(batch)
 
     scope = commands.add_parser(

@@ -53,6 +53,7 @@ def grade(
     backend: str = "auto",
     keep_dir: Path | None = None,
     answers: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
     seed = new_seed() if seed is None else seed
@@ -68,6 +69,7 @@ def grade(
         keep_dir=str(keep_dir) if keep_dir else "",
         answers_text=answers_text,
         answers_error=answers_error,
+        env=dict(env or {}),
     )
     device, checks = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}

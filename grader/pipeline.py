@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from grader.backends.base import Backend, KernelRuntimeError
 from grader.backends.cpu import UnsupportedKernelError
 from grader.backends.gpu import GpuBackend
+from grader.batch.lanes import holding
 from grader.checks.answers import (
     EXPLANATION,
     grade_tile_sweep,
@@ -57,6 +58,8 @@ class Job:
     """The answers file's text, where the exercise asks questions and the file exists."""
     answers_error: str = ""
     """Why the answers file could not be read, where it could not."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Set in the child before any GPU work (a batch lane's GPU and lock)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -178,7 +181,8 @@ def execute(job: Job, emit: Emit) -> int:
     except (KernelRuntimeError, UnsupportedKernelError) as exc:
         skip_rest(f"not run: {exc}", "error")
         return 0
-    code = _run_correctness(job, spec, backend, device, report, emit)
+    with holding("shared", "correctness"):
+        code = _run_correctness(job, spec, backend, device, report, emit)
     if code == 0 and spec.sweep is not None:
         failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
         return _run_sweep(job, spec, source, backend, failed, report, emit)
@@ -195,11 +199,11 @@ def execute(job: Job, emit: Emit) -> int:
         extra = spec.performance.time_cap_s + 60.0  # compiling the baseline, cuBLAS, the reference
         emit({"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra})
         try:
-            report(
-                run_performance(
+            with holding("exclusive", f"performance {job.display_name}"):
+                result = run_performance(
                     backend, spec, Path(job.course_root), compiled, job.seed, _keep_dir(job)
                 )
-            )
+            report(result)
         except KernelRuntimeError as exc:
             skip_rest(f"the kernel failed on the GPU while timed: {exc}", "failed")
             return EXIT_CONTEXT_LOST
@@ -238,7 +242,8 @@ def _run_sweep(
         else:
             emit({"event": "start", "check": SWEEP_CHECK, "extra_s": sweep.time_cap_s + 60.0})
             try:
-                result, medians = time_sweep(backend, spec, source, job.seed, _keep_dir(job))
+                with holding("exclusive", f"sweep {job.display_name}"):
+                    result, medians = time_sweep(backend, spec, source, job.seed, _keep_dir(job))
             except KernelRuntimeError as exc:
                 result = CheckResult(SWEEP_CHECK, "performance", "failed", 0.0, points, str(exc))
             if medians is None:

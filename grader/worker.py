@@ -19,6 +19,7 @@ def main() -> int:
         channel.flush()
 
     job = Job.from_json(json.loads(sys.stdin.read()))
+    os.environ.update(job.env)  # before anything touches the GPU
     code = execute(job, emit)
     channel.close()
     return code

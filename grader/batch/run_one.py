@@ -11,7 +11,9 @@ from grader.results import CheckResult, DeviceInfo, Report
 from grader.source import read_source
 
 
-def grade_submission(submission: Submission, seed: int | None, backend: str) -> Report:
+def grade_submission(
+    submission: Submission, seed: int | None, backend: str, env: dict[str, str] | None = None
+) -> Report:
     assert submission.kernel is not None
     try:
         if submission.kernel.suffix == ".ipynb":
@@ -21,7 +23,12 @@ def grade_submission(submission: Submission, seed: int | None, backend: str) -> 
     except GraderError as exc:
         return _unreadable(submission, str(exc))
     return grade(
-        submission.exercise, source, seed=seed, backend=backend, answers=submission.answers
+        submission.exercise,
+        source,
+        seed=seed,
+        backend=backend,
+        answers=submission.answers,
+        env=env,
     )
 
 

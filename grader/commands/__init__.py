@@ -69,6 +69,7 @@ def dispatch(args: argparse.Namespace) -> int:
             args.resume,
             args.student,
             args.seed,
+            args.gpus,
         )
     if args.command in ("gradescope", "gradescope-package", "release"):
         from grader.commands import gradescope

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from grader.batch.discover import Submission, discover
+from grader.batch.lanes import child_env
 from grader.batch.outputs import (
     write_feedback,
     write_gradebook,
@@ -45,6 +46,7 @@ def run(
     resume: bool,
     students: Sequence[str],
     seed: int | None,
+    gpus: Sequence[str] = (),
 ) -> int:
     exercises = [course.find(k) for k in keys] if keys else list(course.exercises)
     database = out / "results.sqlite"
@@ -73,12 +75,19 @@ def run(
             continue  # complete already (--resume), with this very source
         todo.append((submission, digest))
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
-    jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else 1)
+    # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
+    lanes = [child_env(out, gpu) for gpu in gpus]
+    jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else max(1, 2 * len(lanes)))
     console.print(f"{len(todo)} grading(s) to do, {jobs} at a time; {len(missing)} missing")
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as progress, ThreadPoolExecutor(jobs) as pool:
         task = progress.add_task("grading", total=len(todo))
-        futures = {pool.submit(grade_submission, s, seed, backend): (s, d) for s, d in todo}
+        futures = {
+            pool.submit(
+                grade_submission, s, seed, backend, lanes[i % len(lanes)] if lanes else None
+            ): (s, d)
+            for i, (s, d) in enumerate(todo)
+        }
         for future in as_completed(futures):
             submission, digest = futures[future]
             try:

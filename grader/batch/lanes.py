@@ -1,0 +1,69 @@
+"""GPU lanes for batch grading: one lane per GPU given with --gpus. Gradings on a lane may run
+their correctness checks together (a shared lock on the lane), but a timed measurement takes the
+lane alone (an exclusive lock): never two timed kernels, nor a timed kernel and anything else, on
+one GPU at once. Locks are fcntl locks on files in the output directory, so they hold across the
+grading child processes and vanish with a killed one. Each lane logs when timing starts and ends."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LANE_ENV = "GRADER_LANE_DIR"
+"""Set for a grading child: the directory of its lane's lock and log."""
+
+
+def lane_dir(out: Path, gpu: str) -> Path:
+    path = out / "lanes" / f"gpu{gpu}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def child_env(out: Path, gpu: str) -> dict[str, str]:
+    """What a grading child on this lane is started with: its one visible GPU and its lane."""
+    return {"CUDA_VISIBLE_DEVICES": gpu, LANE_ENV: str(lane_dir(out, gpu))}
+
+
+@contextmanager
+def holding(kind: str, what: str) -> Iterator[None]:
+    """Hold this process's lane for `kind` ('shared' for correctness, 'exclusive' for timing)
+    while the block runs; a no-op outside batch lanes."""
+    directory = os.environ.get(LANE_ENV)
+    if not directory:
+        yield
+        return
+    lock_path = Path(directory) / "lock"
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if kind == "exclusive" else fcntl.LOCK_SH)
+        try:
+            if kind == "exclusive":
+                _log(Path(directory), f"start {what}")
+            yield
+            if kind == "exclusive":
+                _log(Path(directory), f"end {what}")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _log(directory: Path, text: str) -> None:
+    with (directory / "timing.log").open("a") as log:
+        log.write(f"{time.time():.6f} {os.getpid()} {text}\n")
+
+
+def overlaps(log: Path) -> list[str]:
+    """Timing intervals in a lane's log that overlap (there must be none)."""
+    open_since: dict[str, float] = {}
+    problems = []
+    for line in log.read_text().splitlines():
+        stamp, pid, event, *_what = line.split()
+        if event == "start":
+            if open_since:
+                problems.append(f"{pid} started at {stamp} while {sorted(open_since)} timed")
+            open_since[pid] = float(stamp)
+        else:
+            open_since.pop(pid, None)
+    return problems

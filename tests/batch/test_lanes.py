@@ -1,0 +1,71 @@
+"""GPU lanes, simulated on the CPU: processes that time on one lane never overlap, the log shows
+it, and a batch spreads its gradings over the lanes it is given."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.batch.lanes import child_env, overlaps
+from tests.conftest import ROOT, run_grader
+
+TIMER = """
+import sys, time
+from grader.batch.lanes import holding
+with holding(sys.argv[1], "kernel"):
+    time.sleep(0.2)
+"""
+
+
+def _contend(out: Path, kind: str, processes: int = 4) -> Path:
+    env = {**os.environ, **child_env(out, "0"), "PYTHONPATH": str(ROOT)}
+    running = [
+        subprocess.Popen([sys.executable, "-c", TIMER, kind], env=env) for _ in range(processes)
+    ]
+    assert all(p.wait(timeout=60) == 0 for p in running)
+    return out / "lanes/gpu0/timing.log"
+
+
+def test_timed_sections_on_one_lane_never_overlap(tmp_path: Path) -> None:
+    log = _contend(tmp_path, "exclusive")
+    assert len(log.read_text().splitlines()) == 8  # 4 starts, 4 ends
+    assert overlaps(log) == []
+
+
+def test_the_overlap_check_can_fail(tmp_path: Path) -> None:
+    log = tmp_path / "timing.log"
+    log.write_text("1.0 11 start a\n1.1 12 start b\n1.2 11 end a\n1.3 12 end b\n")
+    assert overlaps(log) == ["12 started at 1.1 while ['11'] timed"]
+
+
+def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
+    submissions = tmp_path / "submissions"
+    for student in ("a", "b", "c"):
+        (submissions / student).mkdir(parents=True)
+        (submissions / student / "kernel.cu").write_bytes(
+            (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_bytes()
+        )
+    out = tmp_path / "out"
+    done = run_grader(
+        [
+            "batch",
+            str(submissions),
+            "--out",
+            str(out),
+            "--exercise",
+            "ex4",
+            "--backend",
+            "cpu",
+            "--gpus",
+            "0,1",
+            "--seed",
+            "1",
+        ]
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "lanes/gpu0").is_dir() and (out / "lanes/gpu1").is_dir()
+    assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80", "b,80,80", "c,80,80"]
+    bad = run_grader(["batch", str(submissions), "--out", str(tmp_path / "o2"), "--gpus", "0,0"])
+    assert bad.returncode == 2 and "--gpus expects distinct GPU numbers" in bad.stderr
