@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--student", action="append", default=[], help="re-grade this student")
     batch.add_argument("--seed", type=_seed, help="seed for the random inputs (default: fresh)")
     batch.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run students' code on the CPU backend without the sandbox (accepts the risk)",
+    )
+    batch.add_argument(
         "--gpus", type=_gpu_list, default=[], help="GPUs to spread over, e.g. 0,1 (one lane each)"
     )
     _add_backend(batch)

@@ -27,6 +27,7 @@ from grader.checks.correctness import CorrectnessCase, run_case
 from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
 from grader.course import ExerciseSpec, LaunchSpec, load_spec
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
+from grader.sandbox import HIDE_ENV
 from grader.source import KernelSource
 
 Emit = Callable[[dict[str, Any]], None]
@@ -141,6 +142,9 @@ def execute(job: Job, emit: Emit) -> int:
     """Run the job's remaining checks, emitting each result; returns the process exit code."""
     spec = load_spec(Path(job.spec_path))
     source = KernelSource(job.source_text, job.display_name)
+    # Native student code (the CPU backend) never sees the course's solutions.
+    hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
+    os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)
     backend, device = open_backend(job.backend)
     emit({"event": "device", "device": asdict(device)})
     planned = {check.name: check for check in plan(spec)}

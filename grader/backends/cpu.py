@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from grader import sandbox
 from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
 from grader.backends.cpu_failures import explain_failure
 from grader.compiler import CompiledKernel, cache_dir
+from grader.errors import GraderError
 from grader.results import DeviceInfo
 from grader.source import KernelSource, blank_comments_and_literals
 
@@ -255,11 +257,18 @@ class CpuBackend:
                 "detect_leaks=0:abort_on_error=0:exitcode=71:detect_stack_use_after_return=0"
             )
             env["UBSAN_OPTIONS"] = "halt_on_error=1:exitcode=72:print_stacktrace=1"
+            try:
+                command = sandbox.wrap(
+                    [str(program.path), *map(str, args)], Path(work), [program.path.parent]
+                )
+            except GraderError as exc:
+                raise UnsupportedKernelError(str(exc)) from None
             done = subprocess.run(
-                [str(program.path), *map(str, args)],
+                command,
                 capture_output=True,
                 env=env,
                 check=False,
+                preexec_fn=sandbox.limits(memory=not checked),
             )
             stderr = done.stderr.decode("utf-8", "replace")
             self._collect_warnings(stderr)

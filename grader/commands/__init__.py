@@ -70,6 +70,7 @@ def dispatch(args: argparse.Namespace) -> int:
             args.student,
             args.seed,
             args.gpus,
+            args.unsafe_no_sandbox,
         )
     if args.command in ("gradescope", "gradescope-package", "release"):
         from grader.commands import gradescope

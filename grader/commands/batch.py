@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from grader import sandbox
 from grader.batch.discover import Submission, discover
 from grader.batch.lanes import child_env
 from grader.batch.outputs import (
@@ -47,6 +48,7 @@ def run(
     students: Sequence[str],
     seed: int | None,
     gpus: Sequence[str] = (),
+    unsafe_no_sandbox: bool = False,
 ) -> int:
     exercises = [course.find(k) for k in keys] if keys else list(course.exercises)
     database = out / "results.sqlite"
@@ -75,17 +77,26 @@ def run(
             continue  # complete already (--resume), with this very source
         todo.append((submission, digest))
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+    # Native code from students runs only in the sandbox, which never shows it the other
+    # submissions, the results or the solutions.
+    if backend != "gpu" and sandbox.available() is None and not unsafe_no_sandbox:
+        raise GraderError(
+            "batch grading on the CPU backend runs students' code natively and needs the sandbox "
+            "(apt-get install bubblewrap); --unsafe-no-sandbox accepts the risk"
+        )
+    guarded = {
+        sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
+        sandbox.HIDE_ENV: os.pathsep.join(str(p.resolve()) for p in (submissions_dir, out)),
+    }
     # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
-    lanes = [child_env(out, gpu) for gpu in gpus]
+    lanes = [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
     jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else max(1, 2 * len(lanes)))
     console.print(f"{len(todo)} grading(s) to do, {jobs} at a time; {len(missing)} missing")
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as progress, ThreadPoolExecutor(jobs) as pool:
         task = progress.add_task("grading", total=len(todo))
         futures = {
-            pool.submit(
-                grade_submission, s, seed, backend, lanes[i % len(lanes)] if lanes else None
-            ): (s, d)
+            pool.submit(grade_submission, s, seed, backend, lanes[i % len(lanes)]): (s, d)
             for i, (s, d) in enumerate(todo)
         }
         for future in as_completed(futures):

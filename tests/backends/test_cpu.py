@@ -3,6 +3,7 @@ through the real pipeline on a small copy of ex1 (shapes up to 64)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,27 @@ def test_a_kernel_that_loops_forever_is_stopped(small_ex1: Exercise, tmp_path: P
     report = _grade(small_ex1, body)
     assert report.checks[1].status == "failed"
     assert "time limit" in report.checks[1].message
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_native_code_cannot_see_the_solutions_or_write_outside_its_directory(
+    tmp_path: Path,
+) -> None:
+    secret = ROOT / "solutions/ex4-register-tiling/kernel.cu"
+    outside = tmp_path / "written-by-kernel"
+    # NVRTC has no fopen, but a kernel can hide host code from it behind __CUDACC_RTC__.
+    probe = f"""
+__global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M, int K, int N) {{
+#ifndef __CUDACC_RTC__
+    std::FILE *peek = std::fopen("{secret}", "r");
+    std::FILE *drop = std::fopen("{outside}", "w");
+    if (peek == nullptr && drop == nullptr) return;  // sandboxed: leaves C unwritten
+#endif
+    for (int i = 0; i < M * N; ++i) C[i] = 0.0f;     // not sandboxed: a different verdict
+}}
+"""
+    exercise = load_course(ROOT).find("ex4")
+    report = grade(exercise, KernelSource(probe, "kernel.cu"), seed=1, backend="cpu")
+    tiny = report.checks[1]
+    assert "never written" in tiny.message, tiny.message
+    assert not outside.exists()

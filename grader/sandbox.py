@@ -1,0 +1,84 @@
+"""Running untrusted native code (the CPU backend's build of a student's kernel) in a sandbox:
+bubblewrap (Debian's `bubblewrap`), with no network, a read-only view of the system, a private
+/tmp, only its own work directory writable, the course's solutions and other paths hidden, and
+CPU-time, file-size and (outside AddressSanitizer builds) memory limits.
+
+Batch grading requires it (GRADER_SANDBOX=required in the grading children); `grader check` on
+one's own code runs without it unless asked."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from grader.errors import GraderError
+
+SANDBOX_ENV = "GRADER_SANDBOX"
+"""`required`: refuse to run native student code without the sandbox."""
+HIDE_ENV = "GRADER_SANDBOX_HIDE"
+"""Paths (os.pathsep-separated) the sandboxed program must not see: solutions, submissions."""
+
+CPU_SECONDS = 600
+FILE_BYTES = 256 * 1024 * 1024
+MEMORY_BYTES = 8 * 1024**3
+
+
+def available() -> str | None:
+    """The bwrap binary when it can run here, else None."""
+    path = shutil.which("bwrap")
+    return path
+
+
+def required() -> bool:
+    return os.environ.get(SANDBOX_ENV) == "required"
+
+
+def wrap(command: Sequence[str], workdir: Path, readable: Sequence[Path] = ()) -> list[str]:
+    """`command` inside bubblewrap; GraderError when the sandbox is required but missing."""
+    bwrap = available()
+    if bwrap is None:
+        if required():
+            raise GraderError(
+                "the sandbox (bubblewrap) is required here but missing: apt-get install bubblewrap"
+            )
+        return list(command)
+    hidden = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
+    args = [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        str(workdir),
+        str(workdir),
+        *[arg for path in readable for arg in ("--ro-bind", str(path), str(path))],
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+    ]
+    for path in hidden:
+        if Path(path).is_dir():
+            args += ["--tmpfs", path]
+    return [*args, *command]
+
+
+def limits(memory: bool) -> Callable[[], None]:
+    """A preexec function setting the child's CPU-time, file-size and memory limits (memory off
+    for AddressSanitizer builds, which reserve terabytes of address space)."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+
+    return apply
