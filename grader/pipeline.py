@@ -187,14 +187,14 @@ def execute(job: Job, emit: Emit) -> int:
         return 0
     with holding("shared", "correctness"):
         code = _run_correctness(job, spec, backend, device, report, emit)
+    failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
     if code == 0 and spec.sweep is not None:
-        failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
         return _run_sweep(job, spec, source, backend, failed, report, emit)
     if code != 0 or spec.performance is None or PERFORMANCE_CHECK in job.done:
         return code
     if not isinstance(backend, GpuBackend):
         skip_rest("needs a GPU: the CPU backend grades correctness only; timing is done on a GPU")
-    elif job.any_failed or any(r.status in ("failed", "error") for r in reported):
+    elif failed:
         skip_rest("not timed: the kernel must pass every correctness check first")
     else:
         # Imported here: pytest and the timing engine are needed only where kernels are timed.
