@@ -140,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release", help="a student copy of the course (no solutions)")
     release.add_argument("target", type=Path, help="an empty or new directory")
 
+    profile = commands.add_parser(
+        "profile", help="Nsight Compute figures for an exercise's kernels, side by side"
+    )
+    profile.add_argument("exercise", help="exercise id (ex3)")
+    profile.add_argument(
+        "--file", type=Path, help="your kernel, profiled too (default: the exercise's kernel.cu)"
+    )
+
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")

@@ -25,6 +25,9 @@ _RESOURCES = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"(\d+) bytes smem")
 _SPILLS = re.compile(r"(\d+) bytes spill stores")
 _MAX_ERRORS_SHOWN = 3
+_CACHE_FORMAT = 2
+"""Part of every cache key: raise it when the cached messages' wording changes."""
+_TOO_MUCH_SHARED = re.compile(r"too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)")
 
 
 @dataclass(frozen=True)
@@ -86,11 +89,27 @@ def _format_diagnostics(log: str, source: KernelSource) -> str:
             text += f"\n    {line} | {source_lines[line - 1].strip()}"
         errors.append(text)
     if not errors:
-        tail = "\n".join(log.strip().splitlines()[-5:])
-        return f"{source.display_name}: does not compile:\n{tail}"
+        return f"{source.display_name}: does not compile: {_assembler_error(log)}"
     shown = "\n".join(errors[:_MAX_ERRORS_SHOWN])
     more = len(errors) - _MAX_ERRORS_SHOWN
     return shown + (f"\n(and {more} more error(s))" if more > 0 else "")
+
+
+def _assembler_error(log: str) -> str:
+    """ptxas's error (resources: shared memory, registers), in words; else the log's tail."""
+    lines = [line.strip("\x00 \t") for line in log.splitlines() if "error" in line]
+    if not lines:
+        return "\n" + "\n".join(log.strip().splitlines()[-5:])
+    text = re.sub(r"^ptxas error\s*:\s*", "ptxas: ", lines[0])
+    text = re.sub(r"Entry function '[^']*'", "the kernel", text)
+    shared = _TOO_MUCH_SHARED.search(text)
+    if shared:
+        used, limit = (int(value, 16) for value in shared.groups())
+        text += (
+            f": {used:,} bytes of __shared__ arrays per block, over the {limit:,} bytes a kernel "
+            "may declare statically"
+        )
+    return text
 
 
 def _int_or_none(pattern: re.Pattern[str], text: str) -> int | None:
@@ -116,7 +135,15 @@ def compile_kernel(
 
     options = nvrtc_options(arch, defines)
     key_material = json.dumps(
-        [__version__, _nvrtc_version(), source.text, source.display_name, name, options]
+        [
+            _CACHE_FORMAT,
+            __version__,
+            _nvrtc_version(),
+            source.text,
+            source.display_name,
+            name,
+            options,
+        ]
     )
     key = hashlib.sha256(key_material.encode()).hexdigest()[:32]
     directory = cache_dir()

@@ -262,11 +262,27 @@ class SweepSpec(_Model):
         return self
 
 
+class ProfileSpec(_Model):
+    """Kernels profiled with Nsight Compute (ncu) at one square size: evidence for the answers."""
+
+    size: int = Field(gt=0, le=16384, description="n: each kernel multiplies two n x n matrices.")
+    naive: BaselineSpec = Field(description="The naive kernel, from reference/.")
+    tiled: BaselineSpec = Field(description="The tiled kernel, from reference/.")
+    student: bool = Field(
+        True, description="Profile the student's own kernel too (once it passes correctness)."
+    )
+    time_limit_s: float = Field(
+        180.0, gt=0, le=3600, description="Wall-clock limit for the whole ncu run, in seconds."
+    )
+
+
 class AnswersSpec(_Model):
     """Questions the student answers in a YAML file, graded against the grader's own evidence."""
 
     file: str = Field("answers.yaml", description="Next to the kernel file.")
-    kind: Literal["tile_sweep"] = Field(description="Which questions: 'tile_sweep' (ex2).")
+    kind: Literal["tile_sweep", "profiling"] = Field(
+        description="Which questions: 'tile_sweep' (ex2) or 'profiling' (ex3)."
+    )
     points: int = Field(ge=0, description="Points, split evenly over the graded questions.")
     figure_tolerance: float = Field(
         0.25, gt=0, le=1, description="A figure may differ from the grader's by this share."
@@ -291,12 +307,23 @@ class ExerciseSpec(_Model):
         None, description="A speedup check against a baseline (needs a GPU; skipped on the CPU)."
     )
     sweep: SweepSpec | None = Field(None, description="Build, check and time several tile sizes.")
+    profile: ProfileSpec | None = Field(
+        None, description="Kernels profiled with Nsight Compute (needs a GPU and ncu)."
+    )
     answers: AnswersSpec | None = Field(None, description="Questions answered in a YAML file.")
 
     @model_validator(mode="after")
     def _sweep_define_is_the_kernels(self) -> ExerciseSpec:
         if self.sweep and self.sweep.define not in self.kernel.defines:
             raise ValueError(f"sweep.define {self.sweep.define!r} must be one of kernel.defines")
+        return self
+
+    @model_validator(mode="after")
+    def _answers_have_their_evidence(self) -> ExerciseSpec:
+        if self.answers and self.answers.kind == "tile_sweep" and self.sweep is None:
+            raise ValueError("answers of kind 'tile_sweep' need a sweep section")
+        if self.answers and self.answers.kind == "profiling" and self.profile is None:
+            raise ValueError("answers of kind 'profiling' need a profile section")
         return self
 
     @property

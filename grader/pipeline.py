@@ -18,14 +18,24 @@ from grader.backends.gpu import GpuBackend
 from grader.batch.lanes import holding
 from grader.checks.answers import (
     EXPLANATION,
+    TileSweepAnswers,
     grade_tile_sweep,
     load_answers,
     question_share,
     tile_sweep_check_names,
 )
 from grader.checks.correctness import CorrectnessCase, run_case
+from grader.checks.profile_answers import (
+    PROFILE_CHECK_NAMES,
+    ProfileEvidence,
+    ProfilingAnswers,
+    grade_profiling,
+    profile_question_share,
+)
 from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
 from grader.course import ExerciseSpec, LaunchSpec, load_spec
+from grader.profiling.metrics import PROFILE_CHECK
+from grader.profiling.ncu import plan_kernels
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.sandbox import HIDE_ENV
 from grader.source import KernelSource
@@ -109,10 +119,16 @@ def plan(spec: ExerciseSpec) -> list[PlannedCheck]:
         )
     if spec.sweep is not None:
         checks.append(PlannedCheck(SWEEP_CHECK, "performance", float(spec.sweep.points)))
-    if spec.answers is not None and spec.sweep is not None:
+    if spec.profile is not None:
+        checks.append(PlannedCheck(PROFILE_CHECK, "performance", 0.0))
+    if spec.answers is not None and spec.sweep is not None and spec.answers.kind == "tile_sweep":
         share = question_share(spec.answers, spec.sweep.values)
         names = tile_sweep_check_names(spec.sweep.values)
         checks += [PlannedCheck(name, "answers", share) for name in names]
+    if spec.answers is not None and spec.answers.kind == "profiling":
+        share = profile_question_share(spec.answers)
+        checks += [PlannedCheck(name, "answers", share) for name in PROFILE_CHECK_NAMES]
+    if spec.answers is not None:
         checks.append(PlannedCheck(EXPLANATION, "answers", 0.0))
     return checks
 
@@ -185,11 +201,13 @@ def execute(job: Job, emit: Emit) -> int:
     except (KernelRuntimeError, UnsupportedKernelError) as exc:
         skip_rest(f"not run: {exc}", "error")
         return 0
-    with holding("shared", "correctness"):
+    with holding("shared", "correctness", emit):
         code = _run_correctness(job, spec, backend, device, report, emit)
     failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
     if code == 0 and spec.sweep is not None:
         return _run_sweep(job, spec, source, backend, failed, report, emit)
+    if code == 0 and spec.profile is not None:
+        return _run_profile(job, spec, source, backend, failed, report, emit)
     if code != 0 or spec.performance is None or PERFORMANCE_CHECK in job.done:
         return code
     if not isinstance(backend, GpuBackend):
@@ -201,11 +219,18 @@ def execute(job: Job, emit: Emit) -> int:
         from grader.checks.performance import run_performance
 
         extra = spec.performance.time_cap_s + 60.0  # compiling the baseline, cuBLAS, the reference
-        emit({"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra})
         try:
-            with holding("exclusive", f"performance {job.display_name}"):
+            with holding("exclusive", f"performance {job.display_name}", emit, extra):
                 result = run_performance(
-                    backend, spec, Path(job.course_root), compiled, job.seed, _keep_dir(job)
+                    backend,
+                    spec,
+                    Path(job.course_root),
+                    compiled,
+                    job.seed,
+                    _keep_dir(job),
+                    lambda extra_s: emit(
+                        {"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra_s}
+                    ),
                 )
             report(result)
         except KernelRuntimeError as exc:
@@ -244,16 +269,16 @@ def _run_sweep(
             why = "not timed: every tile size must pass its correctness checks first"
             report(CheckResult(SWEEP_CHECK, "performance", "skipped", 0.0, points, why))
         else:
-            emit({"event": "start", "check": SWEEP_CHECK, "extra_s": sweep.time_cap_s + 60.0})
+            extra = sweep.time_cap_s + 60.0
             try:
-                with holding("exclusive", f"sweep {job.display_name}"):
+                with holding("exclusive", f"sweep {job.display_name}", emit, extra):
                     result, medians = time_sweep(backend, spec, source, job.seed, _keep_dir(job))
             except KernelRuntimeError as exc:
                 result = CheckResult(SWEEP_CHECK, "performance", "failed", 0.0, points, str(exc))
             if medians is None:
                 no_timing = "not graded: the sweep timing failed (see 'sweep timing')"
             report(result)
-    if spec.answers is None:
+    if spec.answers is None or spec.answers.kind != "tile_sweep":
         return 0
     limit, detail = None, "the exercise has no probe size"
     if sweep.probe is not None:
@@ -264,10 +289,88 @@ def _run_sweep(
         elif not gpu:
             detail += " (by the limits of every current CUDA GPU)"
     evidence = evidence_for(spec, medians, limit, detail, no_timing)
-    answers = job.answers_error or load_answers(job.answers_text, spec.answers.file)
+    answers = job.answers_error or load_answers(
+        job.answers_text, spec.answers.file, TileSweepAnswers
+    )
     for result in grade_tile_sweep(answers, evidence, spec.answers, sweep.values):
         report(result)
     return 0
+
+
+def _run_profile(
+    job: Job,
+    spec: ExerciseSpec,
+    source: KernelSource,
+    backend: Backend,
+    failed: bool,
+    report: Callable[[CheckResult], None],
+    emit: Emit,
+) -> int:
+    """ex3: profile the reference kernels (and the student's, once correct) with Nsight Compute,
+    then grade the answers against those figures."""
+    from grader.profiling.metrics import to_figures
+    from grader.profiling.ncu import ProfileUnavailable, run_profile
+
+    profile = spec.profile
+    assert profile is not None
+    gpu = isinstance(backend, GpuBackend)
+    figures: dict[str, dict[str, float]] | None = None
+    no_profile = "not graded: the profile was taken by an earlier grading process that stopped"
+    if PROFILE_CHECK not in job.done:
+        if not gpu:
+            no_profile = (
+                "needs a GPU and Nsight Compute (ncu): the grader profiles the kernels there"
+            )
+        else:
+            student = source if profile.student and not failed else None
+            kernels = plan_kernels(spec, Path(job.course_root), student)
+            extra = profile.time_limit_s + 30
+            with holding("exclusive", f"profile {job.display_name}", emit, extra):
+                outcome = run_profile(kernels, profile.size, job.seed, profile.time_limit_s)
+            if isinstance(outcome, ProfileUnavailable):
+                no_profile = f"not measured: {outcome.reason}"
+            else:
+                figures = {p.label: p.values for p in outcome}
+                report(
+                    CheckResult(
+                        PROFILE_CHECK,
+                        "performance",
+                        "passed",
+                        0.0,
+                        0.0,
+                        _profile_summary(figures, profile.size),
+                        figures={**to_figures(outcome), "n": float(profile.size)},
+                    )
+                )
+        if figures is None:
+            report(CheckResult(PROFILE_CHECK, "performance", "skipped", 0.0, 0.0, no_profile))
+    if spec.answers is None or spec.answers.kind != "profiling":
+        return 0
+    evidence = ProfileEvidence(
+        figures,
+        no_profile,
+        profile.size,
+        backend.l2_bytes() if isinstance(backend, GpuBackend) else None,
+    )
+    answers = job.answers_error or load_answers(
+        job.answers_text, spec.answers.file, ProfilingAnswers
+    )
+    for result in grade_profiling(answers, evidence, spec.answers):
+        report(result)
+    return 0
+
+
+def _profile_summary(figures: dict[str, dict[str, float]], n: int) -> str:
+    naive, tiled = figures["naive"], figures["tiled"]
+
+    def pair(key: str, unit: str) -> str:
+        ratio = naive[key] / tiled[key] if tiled[key] else float("inf")
+        return f"{naive[key]:,.1f} vs {tiled[key]:,.1f} {unit} ({ratio:.2f}x)"
+
+    return (
+        f"profiled at n = {n}, naive vs tiled: L1 global loads {pair('l1_global_load_mb', 'MB')}, "
+        f"DRAM reads {pair('dram_read_mb', 'MB')}, time {pair('duration_us', 'us')}"
+    )
 
 
 def _keep_dir(job: Job) -> Path:

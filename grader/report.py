@@ -10,6 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from grader.profiling.metrics import METRICS, PROFILE_CHECK, from_figures
 from grader.results import Report
 
 _STYLE = {
@@ -111,3 +112,31 @@ def render_markdown(report: Report) -> str:
     if report.hints:
         lines += ["", "## Hints", ""] + [f"- {hint}" for hint in report.hints]
     return "\n".join(lines) + "\n"
+
+
+def profile_table(figures: dict[str, dict[str, float]], n: int) -> Table:
+    """Nsight Compute's figures side by side (a column per kernel) and naive / tiled."""
+    labels = [label for label in ("naive", "tiled", "yours") if label in figures]
+    table = Table(title=f"Nsight Compute, n = {n} (--clock-control none)", title_justify="left")
+    table.add_column("metric (ncu's name below)", overflow="fold")
+    for label in labels:
+        table.add_column(label, justify="right")
+    table.add_column("naive / tiled", justify="right")
+    for metric in METRICS:
+        values = [figures[label][metric.key] for label in labels]
+        naive, tiled = figures["naive"][metric.key], figures["tiled"][metric.key]
+        ratio = f"{naive / tiled:.2f}x" if tiled else "-"
+        table.add_row(
+            Text.assemble(f"{metric.label} ({metric.unit})\n", (metric.ncu_name, "dim")),
+            *(f"{value:,.1f}" for value in values),
+            ratio,
+        )
+    return table
+
+
+def report_profile(report: Report) -> Table | None:
+    """The table of a report's profile check (None where nothing was profiled)."""
+    check = next((c for c in report.checks if c.name == PROFILE_CHECK), None)
+    if check is None or check.status != "passed":
+        return None
+    return profile_table(from_figures(check.figures), int(check.figures.get("n", 0)))

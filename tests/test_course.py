@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 def test_the_course_loads_with_its_exercises() -> None:
     course = load_course(ROOT)
-    assert [e.id for e in course.exercises] == ["ex1", "ex2", "ex4"]
+    assert [e.id for e in course.exercises] == ["ex1", "ex2", "ex3", "ex4"]
     ex4 = course.find("ex4-register-tiling")
     assert ex4.spec.launch.block == (16, 16)
     assert ex4.spec.launch.tile == (32, 32)

@@ -9,12 +9,16 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 LANE_ENV = "GRADER_LANE_DIR"
 """Set for a grading child: the directory of its lane's lock and log."""
+LANE_WAIT_S = 1800.0
+"""How long a grading may wait for its lane: waiting is not the kernel's time, and must not
+count against the check's limit (the parent is told before the wait starts)."""
 
 
 def lane_dir(out: Path, gpu: str) -> Path:
@@ -29,16 +33,30 @@ def child_env(out: Path, gpu: str) -> dict[str, str]:
 
 
 @contextmanager
-def holding(kind: str, what: str) -> Iterator[None]:
+def holding(
+    kind: str,
+    what: str,
+    emit: Callable[[dict[str, Any]], None] | None = None,
+    extra_s: float = 0.0,
+) -> Iterator[None]:
     """Hold this process's lane for `kind` ('shared' for correctness, 'exclusive' for timing)
-    while the block runs; a no-op outside batch lanes."""
+    while the block runs; a no-op outside batch lanes. With `emit`, the parent's time limit is
+    lifted while waiting for the lane, then set for `what` (with `extra_s`) once it is held."""
     directory = os.environ.get(LANE_ENV)
     if not directory:
+        if emit is not None:
+            emit({"event": "start", "check": what, "extra_s": extra_s})
         yield
         return
     lock_path = Path(directory) / "lock"
     with lock_path.open("a") as lock:
+        if emit is not None:
+            emit(
+                {"event": "start", "check": f"waiting for the lane: {what}", "extra_s": LANE_WAIT_S}
+            )
         fcntl.flock(lock, fcntl.LOCK_EX if kind == "exclusive" else fcntl.LOCK_SH)
+        if emit is not None:
+            emit({"event": "start", "check": what, "extra_s": extra_s})
         try:
             if kind == "exclusive":
                 _log(Path(directory), f"start {what}")

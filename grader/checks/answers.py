@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,18 +20,23 @@ from grader.yaml_source import read_yaml
 Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]
 
 
-class _Answers(BaseModel):
+class AnswersModel(BaseModel):
+    """An answers file's schema: unknown keys and numbers given as text are errors."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class TileMeasurement(_Answers):
+Answers = TypeVar("Answers", bound=AnswersModel)
+
+
+class TileMeasurement(AnswersModel):
     """What the student measured for one tile size."""
 
     time_ms: float | None = Field(None, gt=0, description="Kernel time in milliseconds.")
     gflops: float | None = Field(None, gt=0, description="GFLOP/s (2*M*N*K / time).")
 
 
-class TileSweepAnswers(_Answers):
+class TileSweepAnswers(AnswersModel):
     """ex2's answers.yaml."""
 
     gpu: str = Field("", description="The GPU measured on (free text).")
@@ -56,7 +61,7 @@ class SweepEvidence:
     """Why there are no medians, where there are none (a skipped check's message)."""
 
 
-def load_answers(text: str | None, name: str) -> TileSweepAnswers | str:
+def load_answers(text: str | None, name: str, model: type[Answers]) -> Answers | str:
     """The parsed answers, or a one-line reason they cannot be read (file, line, key)."""
     if text is None:
         return f"{name} not found next to the kernel: copy the exercise's template and fill it in"
@@ -64,14 +69,15 @@ def load_answers(text: str | None, name: str) -> TileSweepAnswers | str:
         path = Path(scratch) / name
         path.write_text(text, encoding="utf-8")
         try:
-            answers = parse_document(read_yaml(path), TileSweepAnswers)
+            answers = parse_document(read_yaml(path), model)
         except GraderError as exc:
             return str(exc).replace(str(path), name)
     return answers
 
 
-def _close(given: float, measured: float, tolerance: float) -> bool:
-    return abs(given - measured) <= tolerance * measured
+def close(given: float, measured: float, tolerance: float, floor: float = 0.0) -> bool:
+    """Within `tolerance` (a share) of the measured value, or within `floor` of it."""
+    return abs(given - measured) <= tolerance * abs(measured) + floor
 
 
 EXPLANATION = "answers explanation"
@@ -94,7 +100,7 @@ def grade_tile_sweep(
     share = question_share(spec, values)
     if isinstance(answers, str):
         results = [CheckResult(n, "answers", "failed", 0.0, share, answers) for n in names]
-        return [*results, _explanation(None)]
+        return [*results, explanation_result("")]
 
     def result(name: str, ok: bool | None, message: str) -> CheckResult:
         if ok is None:
@@ -117,7 +123,7 @@ def grade_tile_sweep(
             continue
         ms = evidence.medians_ms[value]
         gflops = evidence.flops / (ms * 1e6)
-        ok = _close(given.time_ms, ms, spec.figure_tolerance) and _close(
+        ok = close(given.time_ms, ms, spec.figure_tolerance) and close(
             given.gflops, gflops, spec.figure_tolerance
         )
         verdict = "within" if ok else "not within"
@@ -164,10 +170,11 @@ def grade_tile_sweep(
                 f"yours {answers.limit_64}; the grader's launch: {evidence.limit_detail}",
             )
         )
-    return [*out, _explanation(answers)]
+    return [*out, explanation_result(answers.explanation)]
 
 
-def _explanation(answers: TileSweepAnswers | None) -> CheckResult:
-    text = answers.explanation.strip() if answers else ""
+def explanation_result(text: str) -> CheckResult:
+    """The free-text explanation: kept for the instructor, worth no points, never graded."""
+    text = text.strip()
     message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
     return CheckResult(EXPLANATION, "answers", "passed", 0.0, 0.0, message)

@@ -54,6 +54,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return validate.run(
             open_course(course_dir), args.exercises, args.seed, args.json, args.backend, args.jobs
         )
+    if args.command == "profile":
+        from grader.commands import profile
+
+        return profile.run(open_course(course_dir), args.exercise, args.file)
     if args.command == "doctor":
         return doctor.run()
     if args.command == "batch":

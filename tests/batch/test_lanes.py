@@ -69,3 +69,37 @@ def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
     assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80", "b,80,80", "c,80,80"]
     bad = run_grader(["batch", str(submissions), "--out", str(tmp_path / "o2"), "--gpus", "0,0"])
     assert bad.returncode == 2 and "--gpus expects distinct GPU numbers" in bad.stderr
+
+
+def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path: Path) -> None:
+    """Another grading times on the lane for longer than a check's limit (5 s): the waiting
+    grading must not be failed for a timeout it did not cause."""
+    import fcntl
+
+    submissions = tmp_path / "submissions"
+    (submissions / "a").mkdir(parents=True)
+    (submissions / "a" / "kernel.cu").write_bytes(
+        (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_bytes()
+    )
+    out = tmp_path / "out"
+    lock_path = out / "lanes/gpu0/lock"
+    lock_path.parent.mkdir(parents=True)
+    args = ["batch", str(submissions), "--out", str(out), "--exercise", "ex4"]
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        batch = subprocess.Popen(
+            [sys.executable, "-m", "grader", *args, "--backend", "cpu", "--gpus", "0"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            batch.wait(timeout=8)  # the lane is held: the grading waits, it does not time out
+            raise AssertionError(f"the batch finished while its lane was held: {batch.stderr}")
+        except subprocess.TimeoutExpired:
+            pass
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    _, stderr = batch.communicate(timeout=300)
+    assert batch.returncode == 0, stderr
+    assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80"]

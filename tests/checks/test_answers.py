@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checks.answers import SweepEvidence, grade_tile_sweep, load_answers
+from grader.checks.answers import SweepEvidence, TileSweepAnswers, grade_tile_sweep, load_answers
 from grader.checks.sweep import probe
 from grader.course import load_spec
 from grader.results import CheckResult
@@ -26,7 +26,7 @@ H200 = SweepEvidence(
 
 def _grade(text: str, evidence: SweepEvidence = H200) -> dict[str, CheckResult]:
     assert SPEC.answers is not None and SPEC.sweep is not None
-    answers = load_answers(text, "answers.yaml")
+    answers = load_answers(text, "answers.yaml", TileSweepAnswers)
     results = grade_tile_sweep(answers, evidence, SPEC.answers, SPEC.sweep.values)
     return {r.name: r for r in results}
 
@@ -120,6 +120,6 @@ def test_bad_answers_files_fail_every_question_with_one_line(
 def test_a_missing_answers_file_says_what_to_do() -> None:
     assert SPEC.answers is not None and SPEC.sweep is not None
     out = grade_tile_sweep(
-        load_answers(None, "answers.yaml"), H200, SPEC.answers, SPEC.sweep.values
+        load_answers(None, "answers.yaml", TileSweepAnswers), H200, SPEC.answers, SPEC.sweep.values
     )
     assert "answers.yaml not found next to the kernel" in out[0].message

@@ -1,0 +1,209 @@
+"""Batch grading throughput on a GPU: generates a class of submissions (correct, wrong, slow,
+not compiling, hanging, crashing; as folders, zips and notebooks) for ex1 and ex4 (timed), grades
+them with `grader batch --gpus 0`, and prints submission-exercises per minute, the time per
+stage, and whether the lane's timed sections ever overlapped. Then re-grades a sample with
+`grader check` and compares the verdicts.
+
+    python benchmarks/batch_throughput.py [--students N] [--jobs J] [--write]   (on a GPU machine)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EX1 = ROOT / "solutions/ex1-non-square"
+EX4 = ROOT / "solutions/ex4-register-tiling"
+DIRS = {"ex1": "ex1-non-square", "ex4": "ex4-register-tiling"}
+TARGET_PER_MINUTE = 60.0
+SEED = 7
+
+
+def _crashing(solution: str) -> str:
+    """The solution, plus a store far outside C: an illegal address, the CUDA context is lost."""
+    return solution.replace("{", "{\n    if (threadIdx.x == 0) { C[-(1 << 28)] = 1.0f; }", 1)
+
+
+KINDS: list[tuple[str, str, str]] = [
+    # (what, ex1 kernel, ex4 kernel); texts are read lazily below
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("wrong", "wrong/no_load_bounds.cu", "wrong/no_edge_guards.cu"),
+    ("wrong", "wrong/floor_tiles.cu", "wrong/second_row_skipped.cu"),
+    ("slow", "kernel.cu", "wrong/slow_correct.cu"),
+    ("cheat", "kernel.cu", "wrong/work_first_launches.cu"),
+    ("not compiling", "wrong/syntax_error.cu", "wrong/missing_barrier.cu"),
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("crashing", "kernel.cu", "crash"),
+    ("correct", "kernel.cu", "kernel.cu"),
+    ("hanging", "wrong/endless_loop.cu", "kernel.cu"),
+    ("correct", "kernel.cu", "kernel.cu"),
+]
+
+
+def _kernel(exercise: str, name: str) -> str:
+    base = EX1 if exercise == "ex1" else EX4
+    if name == "crash":
+        return _crashing((base / "kernel.cu").read_text())
+    return (base / name).read_text()
+
+
+def _notebook(cells: dict[str, str]) -> str:
+    import nbformat
+
+    book = nbformat.v4.new_notebook()
+    for key, text in cells.items():
+        book.cells.append(nbformat.v4.new_code_cell(f"// grader: {key}\n{text}"))
+    return nbformat.writes(book)
+
+
+def generate(root: Path, students: int) -> dict[str, str]:
+    """Write the class; returns student -> kind."""
+    kinds = {}
+    for i in range(students):
+        kind, ex1, ex4 = KINDS[i % len(KINDS)]
+        student = f"s{i:03d}"
+        kinds[student] = kind
+        texts = {"ex1": _kernel("ex1", ex1), "ex4": _kernel("ex4", ex4)}
+        layout = ("folder", "zip", "notebook")[i % 3]
+        if layout == "notebook":
+            (root / student).mkdir()
+            (root / student / "work.ipynb").write_text(_notebook(texts))
+        elif layout == "zip":
+            with zipfile.ZipFile(root / f"{student}.zip", "w") as zipped:
+                for key, text in texts.items():
+                    zipped.writestr(f"{DIRS[key]}/kernel.cu", text)
+        else:
+            for key, text in texts.items():
+                (root / student / DIRS[key]).mkdir(parents=True)
+                (root / student / DIRS[key] / "kernel.cu").write_text(text)
+    return kinds
+
+
+def _stages(database: Path) -> tuple[Counter[str], Counter[str], int]:
+    seconds: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    with sqlite3.connect(database) as db:
+        rows = db.execute("SELECT report_json FROM results").fetchall()
+    for (text,) in rows:
+        for check in json.loads(text)["checks"]:
+            seconds[check["kind"]] += check["figures"].get("wall_s", 0.0)
+            statuses[f"{check['kind']} {check['status']}"] += 1
+    return seconds, statuses, len(rows)
+
+
+def _verdicts(database: Path) -> dict[tuple[str, str], tuple[str, ...]]:
+    with sqlite3.connect(database) as db:
+        rows = db.execute("SELECT student, exercise, report_json FROM results").fetchall()
+    return {
+        (student, exercise): tuple(c["status"] for c in json.loads(text)["checks"])
+        for student, exercise, text in rows
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--jobs", type=int, default=8)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="grader-batch-bench-") as scratch:
+        root = Path(scratch) / "class"
+        root.mkdir()
+        kinds = generate(root, args.students)
+        out = Path(scratch) / "out"
+        command = [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
+        command += ["--exercise", "ex1", "--exercise", "ex4", "--gpus", "0"]
+        command += ["--jobs", str(args.jobs), "--seed", str(SEED)]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - start
+        if done.returncode != 0:
+            print(done.stderr[-3000:])
+            return 1
+        seconds, statuses, gradings = _stages(out / "results.sqlite")
+        from grader.batch.lanes import overlaps
+
+        log = out / "lanes/gpu0/timing.log"
+        timed = len(log.read_text().splitlines()) // 2 if log.is_file() else 0
+        problems = overlaps(log) if log.is_file() else ["no timing log"]
+        # the same files through `grader check`, one of each kind
+        verdicts = _verdicts(out / "results.sqlite")
+        sample = {kind: student for student, kind in reversed(list(kinds.items()))}
+        mismatches = []
+        for kind, student in sorted(sample.items()):
+            for key in ("ex1", "ex4"):
+                work = out / "work" / student
+                kernel = next(
+                    (
+                        p
+                        for p in (
+                            root / student / DIRS[key] / "kernel.cu",
+                            work / DIRS[key] / "kernel.cu",
+                            root / student / "work.ipynb",
+                        )
+                        if p.is_file()
+                    ),
+                    None,
+                )
+                if kernel is None:
+                    mismatches.append(f"{student} {key}: kernel not found")
+                    continue
+                check = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "grader",
+                        "check",
+                        key,
+                        "--file",
+                        str(kernel),
+                        "--seed",
+                        str(SEED),
+                        "--json",
+                    ],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+                single = tuple(c["status"] for c in json.loads(check.stdout)["checks"])
+                if single != verdicts.get((student, key)):
+                    mismatches.append(
+                        f"{student} ({kind}) {key}: batch "
+                        f"{verdicts.get((student, key))} vs check {single}"
+                    )
+    per_minute = gradings / (wall / 60)
+    met = "met" if per_minute >= TARGET_PER_MINUTE else "NOT met"
+    lines = [
+        f"grader batch --gpus 0 --jobs {args.jobs}: {args.students} students x 2 exercises "
+        f"(ex1, ex4 timed), {time.strftime('%Y-%m-%d')}",
+        f"kinds: {dict(Counter(kinds.values()))}; layouts: folder, zip, notebook in turn",
+        f"gradings: {gradings} in {wall:.1f} s = {per_minute:.1f} submission-exercises per minute "
+        f"(target >= {TARGET_PER_MINUTE:.0f}: {met})",
+        "time per stage, summed over gradings (s): "
+        + ", ".join(f"{kind} {s:.1f}" for kind, s in sorted(seconds.items())),
+        "check outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
+        f"timed sections on lane gpu0: {timed}, overlapping: {len(problems)}",
+        f"batch vs grader check on one submission of each kind: "
+        f"{'all equal' if not mismatches else '; '.join(mismatches)}",
+    ]
+    print("\n".join(lines))
+    if args.write:
+        (ROOT / "benchmarks/results/batch_throughput.txt").write_text("\n".join(lines) + "\n")
+    return 0 if not mismatches and not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
