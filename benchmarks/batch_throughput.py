@@ -19,6 +19,7 @@ import time
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EX1 = ROOT / "solutions/ex1-non-square"
@@ -103,13 +104,10 @@ def _stages(database: Path) -> tuple[Counter[str], Counter[str], int]:
     return seconds, statuses, len(rows)
 
 
-def _verdicts(database: Path) -> dict[tuple[str, str], tuple[str, ...]]:
+def _reports(database: Path) -> dict[tuple[str, str], dict[str, Any]]:
     with sqlite3.connect(database) as db:
         rows = db.execute("SELECT student, exercise, report_json FROM results").fetchall()
-    return {
-        (student, exercise): tuple(c["status"] for c in json.loads(text)["checks"])
-        for student, exercise, text in rows
-    }
+    return {(student, exercise): json.loads(text) for student, exercise, text in rows}
 
 
 def main() -> int:
@@ -125,7 +123,7 @@ def main() -> int:
         out = Path(scratch) / "out"
         command = [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
         command += ["--exercise", "ex1", "--exercise", "ex4", "--gpus", "0"]
-        command += ["--jobs", str(args.jobs), "--seed", str(SEED)]
+        command += ["--jobs", str(args.jobs), "--seed", str(SEED)]  # mixed with OUT/secret.key
         start = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - start
@@ -137,53 +135,29 @@ def main() -> int:
 
         log = out / "lanes/gpu0/timing.log"
         timed = len(log.read_text().splitlines()) // 2 if log.is_file() else 0
-        problems = overlaps(log) if log.is_file() else ["no timing log"]
-        # the same files through `grader check`, one of each kind
-        verdicts = _verdicts(out / "results.sqlite")
+        problems = overlaps(log) if log.is_file() else []
+        # the same files through `grader check` (with the seed the batch drew), one of each kind
+        reports = _reports(out / "results.sqlite")
         sample = {kind: student for student, kind in reversed(list(kinds.items()))}
         mismatches = []
         for kind, student in sorted(sample.items()):
             for key in ("ex1", "ex4"):
-                work = out / "work" / student
-                kernel = next(
-                    (
-                        p
-                        for p in (
-                            root / student / DIRS[key] / "kernel.cu",
-                            work / DIRS[key] / "kernel.cu",
-                            root / student / "work.ipynb",
-                        )
-                        if p.is_file()
-                    ),
-                    None,
+                places = (
+                    root / student / DIRS[key] / "kernel.cu",
+                    out / "work/unzipped" / student / DIRS[key] / "kernel.cu",
+                    root / student / "work.ipynb",
                 )
-                if kernel is None:
-                    mismatches.append(f"{student} {key}: kernel not found")
+                kernel = next((p for p in places if p.is_file()), None)
+                batch = reports.get((student, key))
+                if kernel is None or batch is None:
+                    mismatches.append(f"{student} {key}: not found")
                     continue
-                check = subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "grader",
-                        "check",
-                        key,
-                        "--file",
-                        str(kernel),
-                        "--seed",
-                        str(SEED),
-                        "--json",
-                    ],
-                    cwd=ROOT,
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                )
-                single = tuple(c["status"] for c in json.loads(check.stdout)["checks"])
-                if single != verdicts.get((student, key)):
-                    mismatches.append(
-                        f"{student} ({kind}) {key}: batch "
-                        f"{verdicts.get((student, key))} vs check {single}"
-                    )
+                command = [sys.executable, "-m", "grader", "check", key, "--file", str(kernel)]
+                command += ["--seed", str(batch["seed"]), "--json"]
+                check = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+                single = [c["status"] for c in json.loads(check.stdout)["checks"]]
+                if single != [c["status"] for c in batch["checks"]]:
+                    mismatches.append(f"{student} ({kind}) {key}: batch and check differ")
     per_minute = gradings / (wall / 60)
     met = "met" if per_minute >= TARGET_PER_MINUTE else "NOT met"
     lines = [

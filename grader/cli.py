@@ -115,7 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--jobs", type=_positive, default=None, help="gradings at a time")
     batch.add_argument("--resume", action="store_true", help="grade only what has no result yet")
     batch.add_argument("--student", action="append", default=[], help="re-grade this student")
-    batch.add_argument("--seed", type=_seed, help="seed for the random inputs (default: fresh)")
+    batch.add_argument(
+        "--seed",
+        type=_seed,
+        help="public seed, mixed per grading with the instructor's secret (OUT/secret.key)",
+    )
     batch.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",

@@ -68,8 +68,14 @@ def read_yaml(path: Path) -> YamlDocument:
         mark = exc.problem_mark
         line = f":{mark.line + 1}" if mark is not None else ""
         raise GraderError(f"{path}{line}: not valid YAML: {exc.problem}") from None
+    except yaml.reader.ReaderError as exc:
+        number = text.count("\n", 0, exc.position) + 1
+        raise GraderError(
+            f"{path}:{number}: not valid YAML: character {exc.character!r} is not allowed"
+        ) from None
     except yaml.YAMLError as exc:
-        raise GraderError(f"{path}: not valid YAML: {exc}") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise GraderError(f"{path}: not valid YAML: {first}") from None
     lines: dict[Loc, int] = {}
     if node is not None:
         _record_lines(node, (), lines)

@@ -16,11 +16,11 @@ from grader.backends.gpu import GpuBackend
 from grader.checks.correctness import geometry
 from grader.checks.timing import (
     FLUSH_FACTOR,
+    ProductCheck,
     SmClock,
     TimedKernel,
     Timing,
     TimingSession,
-    error_bound,
     interleaved,
     merge_json,
 )
@@ -75,14 +75,13 @@ def _launcher(function: Any, launch: LaunchSpec, shape: Any, a: Any, b: Any, c: 
 
 @dataclass
 class TimedInputs:
-    """Device-resident inputs for timing, their float64 reference and error bound, an L2 flush
-    buffer; fresh, from their own random stream (not the correctness check's matrices)."""
+    """Device-resident inputs for timing, the check of every timed output (which holds no A B),
+    an L2 flush buffer; fresh, from their own random stream (not the correctness check's)."""
 
     shape: Shape
     a: Any
     b: Any
-    reference: Any
-    bound: Any
+    check: ProductCheck
     flush: Any
 
     def kernel(self, label: str, function: Any, launch: LaunchSpec) -> TimedKernel:
@@ -100,11 +99,9 @@ def timed_inputs(backend: GpuBackend, shape: Shape, seed: int, factor: float) ->
     rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
     a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float32)
     b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float32)
-    a64, b64 = a.astype(cp.float64), b.astype(cp.float64)
-    reference = a64 @ b64
-    bound = error_bound(cp.abs(a64) @ cp.abs(b64), shape.k, factor)
+    check = ProductCheck.build(a, b, factor)  # no A B: the answer is never in device memory
     flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
-    return TimedInputs(shape, a, b, reference, bound, flush)
+    return TimedInputs(shape, a, b, check, flush)
 
 
 def _cublas_seconds(cp: Any, a: Any, b: Any, flush: Any, rounds: int = 10) -> float:
@@ -129,7 +126,7 @@ def _unfair(timing: Timing, rounds_per_kernel: int) -> str:
     first = wrong[0]
     return (
         f"the kernel's output was wrong on {len(wrong)} of {rounds_per_kernel} timed launches "
-        f"(first: launch {first.launch_number}, {first.wrong} elements wrong). Every launch is "
+        f"(first: launch {first.launch_number}, {first.wrong} rows of C wrong). Every launch is "
         "checked: the output is poisoned before each one and the inputs are fresh, so work "
         "skipped on repeated launches, at large sizes or on inputs seen before is caught."
     )
@@ -170,7 +167,7 @@ def run_performance(
         "student": inputs.kernel("student", backend.load_function(compiled), spec.launch),
     }
     a, b, flush = inputs.a, inputs.b, inputs.flush
-    session = TimingSession(kernels, inputs.reference, inputs.bound, flush, perf.rounds)
+    session = TimingSession(kernels, inputs.check, flush, perf.rounds)
     before = SmClock()
     cp.cuda.runtime.deviceSynchronize()
     prepared = time.monotonic()

@@ -108,7 +108,7 @@ def time_sweep(
         label = f"{sweep.define}={value}"
         launch = LaunchSpec(block=(value, value), tile=(value, value))
         kernels[label] = inputs.kernel(label, backend.load_function(compiled), launch)
-    session = TimingSession(kernels, inputs.reference, inputs.bound, inputs.flush, sweep.rounds)
+    session = TimingSession(kernels, inputs.check, inputs.flush, sweep.rounds)
     labels = list(kernels)
     timing = interleaved(
         session, sweep.min_blocks, 0.01, sweep.time_cap_s, keep, (labels[0], labels[-1])
@@ -121,7 +121,7 @@ def time_sweep(
         first = timing.bad[0]
         message = (
             f"{first.label}: the output was wrong on timed launch {first.launch_number} "
-            f"({first.wrong} elements): every timed launch must compute the full result"
+            f"({first.wrong} rows of C wrong): every timed launch must compute the full result"
         )
         return CheckResult(
             CHECK, "performance", "failed", 0.0, points, message, figures=figures

@@ -42,6 +42,50 @@ class BadLaunch:
     label: str
     launch_number: int
     wrong: int
+    """Rows of C found wrong."""
+
+
+@dataclass
+class ProductCheck:
+    """Whether an output is A B, without the answer ever being in device memory while a timed
+    kernel runs: Freivalds' check. After each launch, random sign vectors V are drawn (so the
+    kernel cannot know them) and C V is compared with A (B V), row by row, in float64.
+
+    Why a right kernel never fails: each element's error is at most t (|A| |B|)_ij (the bound of
+    checks/tolerance.py, with t = factor * K * 2^-24), so row i of (C - AB) V, a signed sum of
+    those errors, is at most t * sum_j (|A| |B|)_ij; the float64 arithmetic of the check adds a
+    margin far below that. A kernel that skips work leaves poisoned (NaN) or far-off rows, which
+    fail; element-wise exactness is the correctness checks' job (they see the full reference,
+    computed after the kernel has run)."""
+
+    a: Any  # float64 M x K
+    b: Any  # float64 K x N
+    row_bound: Any  # float64 M
+    scratch: Any  # float64 M x N: the output's copy, poisoned again after each check
+    vectors: int = 4
+
+    @classmethod
+    def build(cls, a32: Any, b32: Any, factor: float) -> ProductCheck:
+        xp = _array_module(a32)
+        a, b = a32.astype(xp.float64), b32.astype(xp.float64)
+        k, n = b.shape
+        row_sums = xp.abs(a) @ (xp.abs(b) @ xp.ones(n))
+        # the check's own float64 rounding: far below the kernel's float32 allowance
+        slack = 4 * (k + n) * 2.0**-53 * row_sums
+        scratch = xp.full((a.shape[0], n), np.nan)
+        return cls(a, b, error_bound(row_sums, k, factor) + slack, scratch)
+
+    def wrong_rows(self, output: Any) -> int:
+        xp = _array_module(output)
+        signs = np.random.default_rng().choice([-1.0, 1.0], size=(output.shape[1], self.vectors))
+        v = xp.asarray(signs)
+        self.scratch[...] = output
+        got = self.scratch @ v
+        self.scratch.fill(np.nan)  # no copy of this output outlives the check
+        want = self.a @ (self.b @ v)
+        with np.errstate(invalid="ignore"):
+            good = (xp.abs(got - want) <= self.row_bound[:, None]).all(axis=1)  # NaN: False
+        return int(good.size - int(xp.count_nonzero(good)))
 
 
 @dataclass
@@ -49,8 +93,7 @@ class TimingSession:
     """Everything a round needs; shared with pytest through a plugin fixture."""
 
     kernels: dict[str, TimedKernel]
-    reference: Any  # cupy float64 M x N
-    bound: Any  # cupy float64 M x N
+    check: ProductCheck
     flush_buffer: Any  # cupy uint8, 2 x L2
     rounds: int
     order: list[tuple[int, str]] = field(default_factory=list)
@@ -67,14 +110,14 @@ class TimingSession:
         self.flush_buffer.fill(self.flushes % 251)
 
     def after_round(self, label: str) -> None:
-        """Outside the timed region: the launch must have produced the right C, every time."""
+        """Outside the timed region: the launch must have produced the right C, every time; then
+        the output is poisoned at once, so that no other kernel's launch finds a finished C (the
+        baseline's, on the same inputs) in device memory."""
         number = self.launches.get(label, 0) + 1
         self.launches[label] = number
         output = self.kernels[label].output
-        xp = _array_module(output)
-        with np.errstate(invalid="ignore"):
-            good = xp.abs(output.astype(xp.float64) - self.reference) <= self.bound  # NaN: False
-        wrong = int(good.size - int(xp.count_nonzero(good)))
+        wrong = self.check.wrong_rows(output)
+        output.view("uint32").fill(int(POISON_BITS))
         if wrong:
             self.bad.append(BadLaunch(label, number, wrong))
 

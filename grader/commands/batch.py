@@ -22,6 +22,7 @@ from grader.batch.outputs import (
     write_summary,
 )
 from grader.batch.run_one import grade_submission
+from grader.batch.secret import load_or_create, mixed_seed
 from grader.batch.store import ResultStore, source_hash
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
@@ -62,6 +63,7 @@ def run(
     for note in notes:
         console.print(f"[dim]{note}[/dim]")
     store = ResultStore(database)
+    secret = load_or_create(out)
     done = store.graded()
     todo: list[tuple[Submission, str]] = []
     missing: list[str] = []
@@ -96,7 +98,13 @@ def run(
     with Progress(*columns, console=console) as progress, ThreadPoolExecutor(jobs) as pool:
         task = progress.add_task("grading", total=len(todo))
         futures = {
-            pool.submit(grade_submission, s, seed, backend, lanes[i % len(lanes)]): (s, d)
+            pool.submit(
+                grade_submission,
+                s,
+                mixed_seed(secret, seed, s.student, s.exercise.id),
+                backend,
+                lanes[i % len(lanes)],
+            ): (s, d)
             for i, (s, d) in enumerate(todo)
         }
         for future in as_completed(futures):

@@ -150,14 +150,16 @@ def test_every_batch_verdict_equals_grader_check_for_the_same_file(
                 "--backend",
                 "cpu",
                 "--seed",
-                "1",
+                str(batch["seed"]),  # the seed the batch drew, as its feedback tells the student
                 "--file",
                 str(submissions / student / "kernel.cu"),
             ]
         )
         alone = json.loads(done.stdout)
-        verdicts = [(c["name"], c["status"], c["score"]) for c in alone["checks"]]
-        assert [(c["name"], c["status"], c["score"]) for c in batch["checks"]] == verdicts
+        verdicts = [(c["name"], c["status"], c["score"], c["message"]) for c in alone["checks"]]
+        assert [
+            (c["name"], c["status"], c["score"], c["message"]) for c in batch["checks"]
+        ] == verdicts
 
 
 def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
@@ -178,3 +180,33 @@ def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
     assert "Gradescope export: 2 submission(s)" in done.stderr
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert rows[1:] == ["7001,80,80", "bo@uni.edu,33.33,33.33"]
+
+
+def _seeds(out: Path) -> dict[str, int]:
+    import json
+
+    with sqlite3.connect(out / "results.sqlite") as db:
+        rows = db.execute("SELECT student, report_json FROM results ORDER BY id").fetchall()
+    return {student: json.loads(text)["seed"] for student, text in rows}
+
+
+def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
+    submissions: Path, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert run_grader(_batch(submissions, first)).returncode == 0
+    assert run_grader(_batch(submissions, second)).returncode == 0
+    seeds = _seeds(first)
+    # the public seed (1) alone does not tell a student their inputs
+    assert 1 not in seeds.values() and len(set(seeds.values())) == len(seeds)
+    assert set(seeds.values()).isdisjoint(_seeds(second).values())  # another secret
+    secret = first / "secret.key"
+    assert secret.stat().st_mode & 0o777 == 0o600
+    assert secret.read_text() not in (first / "feedback/alice.md").read_text()
+    # a re-grade in the same output directory draws the same inputs
+    assert run_grader(_batch(submissions, first, "--student", "alice")).returncode == 0
+    with sqlite3.connect(first / "results.sqlite") as db:
+        rows = db.execute("SELECT report_json FROM results WHERE student = 'alice'").fetchall()
+    import json
+
+    assert len({json.loads(text)["seed"] for (text,) in rows}) == 1 and len(rows) == 2

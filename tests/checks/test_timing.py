@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from grader.checks import bench_gemm
-from grader.checks.timing import TimedKernel, TimingSession, interleaved, merge_json
+from grader.checks.timing import (
+    ProductCheck,
+    TimedKernel,
+    TimingSession,
+    interleaved,
+    merge_json,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,8 +35,6 @@ def _session(student: Student) -> TimingSession:
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (24, 16)).astype(np.float32)
     b = rng.uniform(-1, 1, (16, 20)).astype(np.float32)
-    reference = a.astype(np.float64) @ b.astype(np.float64)
-    bound = 2 * 16 * 2.0**-24 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
     outputs = {label: np.empty((24, 20), dtype=np.float32) for label in ("baseline", "student")}
     calls = [0]
 
@@ -46,7 +50,8 @@ def _session(student: Student) -> TimingSession:
         "baseline": TimedKernel("baseline", baseline, outputs["baseline"]),
         "student": TimedKernel("student", run_student, outputs["student"]),
     }
-    return TimingSession(kernels, reference, bound, np.zeros(64, dtype=np.uint8), rounds=3)
+    check = ProductCheck.build(a, b, factor=2.0)
+    return TimingSession(kernels, check, np.zeros(64, dtype=np.uint8), rounds=3)
 
 
 def fast_and_right(a: np.ndarray, b: np.ndarray, out: np.ndarray, _: int) -> None:
@@ -83,7 +88,7 @@ def test_every_timed_launch_is_verified(tmp_path: Path) -> None:
     wrong = [b for b in timing.bad if b.label == "student"]
     assert wrong
     assert wrong[0].launch_number == 4
-    assert wrong[0].wrong == 24 * 20  # poisoned before the launch and never written
+    assert wrong[0].wrong == 24  # every row: poisoned before the launch and never written
     assert not [b for b in timing.bad if b.label == "baseline"]
 
 
@@ -112,3 +117,42 @@ def test_no_slow_machine_probe_runs_for_each_check(
     data = json.loads(timing.json_files[0].read_text())
     assert set(data["machine_info"]) == {"node", "python_version"}
     assert data["commit_info"] == {}
+
+
+def _product(seed: int = 0, m: int = 64, k: int = 512, n: int = 48):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    return a, b, ProductCheck.build(a, b, factor=2.0)
+
+
+def test_the_product_check_passes_other_summation_orders() -> None:
+    a, b, check = _product()
+    # float32 sums in several orders and precisions: all within the proven bound
+    forward = a @ b
+    backward = (a[:, ::-1] @ b[::-1, :]).astype(np.float32)
+    pairwise = sum(a[:, i : i + 16] @ b[i : i + 16, :] for i in range(0, 512, 16))
+    exact = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    for output in (forward, backward, pairwise, exact):
+        assert check.wrong_rows(np.ascontiguousarray(output, dtype=np.float32)) == 0
+
+
+def test_the_product_check_catches_skipped_work() -> None:
+    a, b, check = _product()
+    right = a @ b
+    unwritten = right.copy()
+    unwritten[5, 7] = np.nan  # one element left poisoned
+    assert check.wrong_rows(unwritten) == 1
+    half_k = a[:, :256] @ b[:256, :]  # only half of K summed
+    assert check.wrong_rows(half_k) > 32
+    zeros = np.zeros_like(right)
+    assert check.wrong_rows(zeros) > 32
+    one_off = right.copy()
+    one_off[3, 9] += 1.0  # one element wrong by 1: +-1 in row 3's sums, over its bound of ~0.4
+    assert check.wrong_rows(one_off) == 1
+
+
+def test_the_product_check_leaves_no_copy_of_the_output() -> None:
+    a, b, check = _product()
+    check.wrong_rows(a @ b)
+    assert np.isnan(check.scratch).all()
