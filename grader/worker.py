@@ -8,10 +8,12 @@ import os
 import sys
 from typing import Any
 
+from grader.lifetime import die_with_parent
 from grader.pipeline import Job, execute
 
 
 def main() -> int:
+    die_with_parent()
     channel = os.fdopen(int(sys.argv[1]), "w", buffering=1, encoding="utf-8")
 
     def emit(event: dict[str, Any]) -> None:

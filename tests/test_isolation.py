@@ -10,6 +10,7 @@ import pytest
 
 from grader.isolation import run_isolated
 from grader.pipeline import Job, PlannedCheck
+from tests.conftest import ROOT
 
 PLANNED = [PlannedCheck(f"check {i}", "correctness", 1.0) for i in range(4)]
 JOB = Job(spec_path="unused", source_text="", display_name="k.cu", seed=1)
@@ -66,3 +67,52 @@ def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) 
     assert [r.status for r in results] == ["passed"] * 4
     pids = {r.message for r in results}
     assert len(pids) == 2  # check 0 from the first child, the rest from a second one
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"grader.worker" in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_grading_child_dies_with_a_killed_grader() -> None:
+    """kill -9 of `grader check` (or of a batch) must not leave a hanging kernel running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    kernel = ROOT / "solutions/ex1-non-square/wrong/endless_loop.cu"
+    grader = subprocess.Popen(
+        [sys.executable, "-m", "grader", "check", "ex1", "--backend", "cpu", "--file", str(kernel)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while not workers and time.monotonic() < deadline:
+        workers = _children(grader.pid)
+        time.sleep(0.1)
+    assert workers, "no grading child appeared"
+    time.sleep(1.0)  # into the endless kernel
+    grader.send_signal(signal.SIGKILL)
+    grader.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        time.sleep(0.1)
+    alive = [
+        w
+        for w in workers
+        if Path(f"/proc/{w}/stat").exists() and " Z " not in Path(f"/proc/{w}/stat").read_text()
+    ]
+    assert alive == [], f"grading children {alive} outlived the grader"

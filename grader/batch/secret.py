@@ -13,6 +13,8 @@ import os
 import secrets
 from pathlib import Path
 
+from grader.errors import GraderError
+
 SECRET_ENV = "GRADER_SECRET"
 SECRET_FILE = "secret.key"
 
@@ -22,13 +24,26 @@ def load_or_create(out: Path) -> bytes:
     if configured:
         return configured.encode()
     path = out / SECRET_FILE
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    secret = secrets.token_hex(32).encode()
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(secret)
+    if not path.exists():
+        # written whole under another name, then linked into place: a batch killed at any moment
+        # leaves either no secret or a complete one, and two starting together agree on one
+        temporary = out / f".{SECRET_FILE}.{os.getpid()}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(secrets.token_hex(32).encode())
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    secret = path.read_bytes()
+    if len(secret) < 32:
+        raise GraderError(
+            f"{path}: the batch secret is damaged (too short); restore it or delete it"
+        )
     return secret
 
 

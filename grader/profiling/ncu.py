@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grader.course import BaselineSpec, ExerciseSpec
+from grader.lifetime import die_with_parent
 from grader.profiling.metrics import METRICS, KernelProfile, NcuOutputError, parse_ncu_csv
 from grader.source import KernelSource, read_source
 
@@ -160,6 +161,7 @@ def run_profile(
                 stderr=subprocess.PIPE,
                 env=env,
                 start_new_session=True,
+                preexec_fn=die_with_parent,
             )
         except OSError as exc:
             return ProfileUnavailable(f"ncu could not be started: {exc.strerror}")

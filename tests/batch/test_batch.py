@@ -210,3 +210,32 @@ def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
     import json
 
     assert len({json.loads(text)["seed"] for (text,) in rows}) == 1 and len(rows) == 2
+
+
+def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
+    submissions: Path, tmp_path: Path
+) -> None:
+    import random
+
+    reference = tmp_path / "reference"
+    assert run_grader(_batch(submissions, reference, "--jobs", "2")).returncode == 0
+    moments = random.Random(20261202).sample([x / 10 for x in range(3, 60)], 4)
+    out = tmp_path / "interrupted"
+    for number, moment in enumerate(moments):
+        extra = ("--resume",) if number else ()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "grader", *_batch(submissions, out, "--jobs", "2", *extra)],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        time.sleep(moment)  # startup, discovery, unzipping, grading or writing: wherever it is
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    done = run_grader(_batch(submissions, out, "--jobs", "2", "--resume"))
+    assert done.returncode == 0, done.stderr
+    assert (out / "gradebook.csv").read_text() == (reference / "gradebook.csv").read_text()
+    with sqlite3.connect(out / "results.sqlite") as db:
+        counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
+    assert [c for (c,) in counts] == [1] * 7, f"killed at {moments} s"
