@@ -122,7 +122,7 @@ def main() -> int:
         kinds = generate(root, args.students)
         out = Path(scratch) / "out"
         command = [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
-        command += ["--exercise", "ex1", "--exercise", "ex4", "--gpus", "0"]
+        command += ["--exercise", "ex1", "--exercise", "ex4", "--gpus", "0", "--backend", "gpu"]
         command += ["--jobs", str(args.jobs), "--seed", str(SEED)]  # mixed with OUT/secret.key
         start = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)

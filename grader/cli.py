@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.command == "check":
+            # Start-up, not parsing: the grading child starts now (Python, CuPy, the CUDA
+            # context: about a second on a GPU) while this process reads the course.
+            from grader.children import prestart
+
+            prestart(args.backend)
         from grader.commands import dispatch
 
         return dispatch(args)

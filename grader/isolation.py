@@ -12,14 +12,12 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import IO, Any
 
+from grader.children import take, worker_command
 from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
 from grader.results import CheckResult, CheckStatus, DeviceInfo
 
@@ -37,18 +35,6 @@ class _ChildRun:
     stderr: str = ""
 
 
-def worker_command() -> list[str]:
-    return [sys.executable, "-m", "grader.worker"]
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    package_root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env["CUPY_TF32"] = "0"  # cuBLAS, the performance report's yardstick, in true FP32
-    return env
-
-
 def _read_tail(stream: IO[bytes]) -> str:
     stream.seek(0, os.SEEK_END)
     size = stream.tell()
@@ -56,20 +42,16 @@ def _read_tail(stream: IO[bytes]) -> str:
     return stream.read().decode("utf-8", "replace").strip()
 
 
+STARTUP_S = 60.0
+"""Allowed for a child to start (Python, CuPy, the CUDA context) before its first event: no
+student code runs before then, and a cold machine can take seconds."""
+
+
 def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
     run = _ChildRun(limit=time_limit)
-    read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen(
-            [*command, str(write_fd)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            pass_fds=(write_fd,),
-            start_new_session=True,
-            env=_child_env(),
-        )
-        os.close(write_fd)
+    spawned = take(job.backend, job.env, command)
+    process, read_fd = spawned.process, spawned.read_fd
+    with spawned.stderr as stderr:
         assert process.stdin is not None
         try:
             process.stdin.write(json.dumps(job.to_json()).encode())
@@ -78,7 +60,7 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
             pass
         buffer = b""
         deadline = last_event = time.monotonic()
-        deadline += time_limit
+        deadline += time_limit + STARTUP_S
         with selectors.DefaultSelector() as selector, os.fdopen(read_fd, "rb", buffering=0) as pipe:
             selector.register(pipe, selectors.EVENT_READ)
             while True:

@@ -154,14 +154,15 @@ def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
     return None, DeviceInfo(backend="none", name="no device", detail="; ".join(reasons))
 
 
-def execute(job: Job, emit: Emit) -> int:
-    """Run the job's remaining checks, emitting each result; returns the process exit code."""
+def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | None = None) -> int:
+    """Run the job's remaining checks, emitting each result; returns the process exit code.
+    `opened`: the backend the child opened while waiting for the job (else it is opened here)."""
     spec = load_spec(Path(job.spec_path))
     source = KernelSource(job.source_text, job.display_name)
     # Native student code (the CPU backend) never sees the course's solutions.
     hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)
-    backend, device = open_backend(job.backend)
+    backend, device = opened or open_backend(job.backend)
     emit({"event": "device", "device": asdict(device)})
     planned = {check.name: check for check in plan(spec)}
     reported: list[CheckResult] = []

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from grader.lifetime import die_with_parent
-from grader.pipeline import Job, execute
+from grader.pipeline import Job, execute, open_backend
 
 
 def main() -> int:
@@ -20,9 +20,15 @@ def main() -> int:
         channel.write(json.dumps(event) + "\n")
         channel.flush()
 
-    job = Job.from_json(json.loads(sys.stdin.read()))
-    os.environ.update(job.env)  # before anything touches the GPU
-    code = execute(job, emit)
+    # The backend opens before the job arrives (the parent may still be reading the course);
+    # the environment it needs (a batch lane's GPU) came with the process.
+    opened = open_backend(sys.argv[2]) if len(sys.argv) > 2 else None
+    text = sys.stdin.read()
+    if not text:  # the parent ended without a job for this child
+        return 0
+    job = Job.from_json(json.loads(text))
+    os.environ.update(job.env)
+    code = execute(job, emit, opened)
     channel.close()
     return code
 

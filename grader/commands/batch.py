@@ -38,6 +38,12 @@ def _digest(submission: Submission) -> str:
     return source_hash(submission.kernel.read_bytes(), answers)
 
 
+def _gpu_present() -> bool:
+    """Whether an NVIDIA GPU's device files exist (the parent never opens a CUDA context; a child
+    that falls back to the CPU backend still refuses to run without the sandbox)."""
+    return Path("/dev/nvidiactl").exists() or any(Path("/dev").glob("nvidia[0-9]*"))
+
+
 def run(
     course: Course,
     submissions_dir: Path,
@@ -81,7 +87,8 @@ def run(
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     # Native code from students runs only in the sandbox, which never shows it the other
     # submissions, the results or the solutions.
-    if backend != "gpu" and sandbox.available() is None and not unsafe_no_sandbox:
+    on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
+    if on_cpu and sandbox.available() is None and not unsafe_no_sandbox:
         raise GraderError(
             "batch grading on the CPU backend runs students' code natively and needs the sandbox "
             "(apt-get install bubblewrap); --unsafe-no-sandbox accepts the risk"

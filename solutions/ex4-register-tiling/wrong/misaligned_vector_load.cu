@@ -1,4 +1,4 @@
-// WRONG: reads A through float2 pointers at addresses that are not 8-byte aligned
+// WRONG: loads pairs of A's elements through float2 pointers at addresses that are not 8-byte aligned
 // expect: correctness "misaligned"
 
 #ifndef TILE_SIZE
@@ -23,11 +23,18 @@ __global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M
     for (int step = 0; step < steps; ++step) {
         const int a_col = step * TILE_SIZE + tx;
         const int b_row = step * TILE_SIZE + ty;
-        // A float2 load for what should be one float: its address is only 4-byte aligned
-        // whenever row0 * K + a_col is odd.
-        a_tile[ty][tx] = (row0 < M && a_col + 1 < K)
-            ? reinterpret_cast<const float2 *>(&A[row0 * K + a_col])->x
-            : ((row0 < M && a_col < K) ? A[row0 * K + a_col] : 0.0f);
+        // Even threads load two neighbouring elements of A in one 8-byte float2 load: its
+        // address is only 4-byte aligned whenever row0 * K + a_col is odd (K odd, odd rows).
+        if ((tx & 1) == 0) {
+            if (row0 < M && a_col + 1 < K) {
+                const float2 pair = *reinterpret_cast<const float2 *>(&A[row0 * K + a_col]);
+                a_tile[ty][tx] = pair.x;
+                a_tile[ty][tx + 1] = pair.y;
+            } else {
+                a_tile[ty][tx] = (row0 < M && a_col < K) ? A[row0 * K + a_col] : 0.0f;
+                a_tile[ty][tx + 1] = (row0 < M && a_col + 1 < K) ? A[row0 * K + a_col + 1] : 0.0f;
+            }
+        }
         a_tile[ty + TILE_SIZE][tx] = (row1 < M && a_col < K) ? A[row1 * K + a_col] : 0.0f;
         b_tile[ty][tx] = (b_row < K && col0 < N) ? B[b_row * N + col0] : 0.0f;
         b_tile[ty][tx + TILE_SIZE] = (b_row < K && col1 < N) ? B[b_row * N + col1] : 0.0f;
