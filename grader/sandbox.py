@@ -1,7 +1,8 @@
 """Running untrusted native code (the CPU backend's build of a student's kernel) in a sandbox:
-bubblewrap (Debian's `bubblewrap`), with no network, a read-only view of the system, a private
-/tmp, only its own work directory writable, the course's solutions and other paths hidden, and
-CPU-time, file-size and (outside AddressSanitizer builds) memory limits.
+bubblewrap (Debian's `bubblewrap`), with no network, a read-only view of /usr (programs and
+libraries) and nothing else of the host's files (no /etc, /home, /root, /var, host /tmp, course
+or submissions), a private /tmp, only its own work directory writable, and CPU-time, file-size
+and (outside AddressSanitizer builds) memory limits.
 
 Batch grading requires it (GRADER_SANDBOX=required in the grading children); `grader check` on
 one's own code runs without it unless asked."""
@@ -48,9 +49,7 @@ def wrap(command: Sequence[str], workdir: Path, readable: Sequence[Path] = ()) -
     hidden = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     args = [
         bwrap,
-        "--ro-bind",
-        "/",
-        "/",
+        *_system_view(),
         "--dev",
         "/dev",
         "--proc",
@@ -69,6 +68,23 @@ def wrap(command: Sequence[str], workdir: Path, readable: Sequence[Path] = ()) -
         if Path(path).is_dir():
             args += ["--tmpfs", path]
     return [*args, *command]
+
+
+_SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _system_view() -> list[str]:
+    """What native code sees of the host: the programs and libraries under /usr (and the /lib,
+    /bin links into it) and the loader's cache, read-only. Not /etc, /home, /root, /var, /opt,
+    the host's /tmp, the course or any submission."""
+    args: list[str] = []
+    for name in _SYSTEM_DIRS:
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return [*args, "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
 
 
 def limits(memory: bool) -> Callable[[], None]:

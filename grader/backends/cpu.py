@@ -259,7 +259,7 @@ class CpuBackend:
             env["UBSAN_OPTIONS"] = "halt_on_error=1:exitcode=72:print_stacktrace=1"
             try:
                 command = sandbox.wrap(
-                    [str(program.path), *map(str, args)], Path(work), [program.path.parent]
+                    [str(program.path), *map(str, args)], Path(work), [program.path]
                 )
             except GraderError as exc:
                 raise UnsupportedKernelError(str(exc)) from None

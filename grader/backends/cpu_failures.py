@@ -65,5 +65,6 @@ def explain_failure(stderr: str, returncode: int) -> str:
             " (an access far outside the buffers, or a stack overflow)" if name == "SIGSEGV" else ""
         )
         return f"the kernel's program was killed by {name}{hint}"
-    tail = stderr.strip().splitlines()[-1:] or [""]
-    return f"the kernel's program exited with code {returncode}: {tail[0]}"
+    tail = (stderr.strip().splitlines()[-1:] or [""])[0]
+    shown = tail if len(tail) <= 200 else tail[:200] + "..."
+    return f"the kernel's program exited with code {returncode}: {shown}"

@@ -236,13 +236,17 @@ def test_native_code_cannot_see_the_solutions_or_write_outside_its_directory(
 ) -> None:
     secret = ROOT / "solutions/ex4-register-tiling/kernel.cu"
     outside = tmp_path / "written-by-kernel"
+    host_file = tmp_path / "host-secret.txt"  # stands for /etc/passwd, ~/.ssh, another's work
+    host_file.write_text("not for students")
     # NVRTC has no fopen, but a kernel can hide host code from it behind __CUDACC_RTC__.
     probe = f"""
 __global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M, int K, int N) {{
 #ifndef __CUDACC_RTC__
     std::FILE *peek = std::fopen("{secret}", "r");
     std::FILE *drop = std::fopen("{outside}", "w");
-    if (peek == nullptr && drop == nullptr) return;  // sandboxed: leaves C unwritten
+    std::FILE *host = std::fopen("{host_file}", "r");
+    std::FILE *etc = std::fopen("/etc/passwd", "r");
+    if (!peek && !drop && !host && !etc) return;  // sandboxed: leaves C unwritten
 #endif
     for (int i = 0; i < M * N; ++i) C[i] = 0.0f;     // not sandboxed: a different verdict
 }}
