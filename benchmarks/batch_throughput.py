@@ -133,6 +133,8 @@ def main() -> int:
         seconds, statuses, gradings = _stages(out / "results.sqlite")
         from grader.batch.lanes import overlaps
 
+        summary = (out / "summary.md").read_text()
+        baselines = summary.split("## Baseline timings per GPU lane", 1)[-1].strip()
         log = out / "lanes/gpu0/timing.log"
         timed = len(log.read_text().splitlines()) // 2 if log.is_file() else 0
         problems = overlaps(log) if log.is_file() else []
@@ -170,6 +172,7 @@ def main() -> int:
         + ", ".join(f"{kind} {s:.1f}" for kind, s in sorted(seconds.items())),
         "check outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
         f"timed sections on lane gpu0: {timed}, overlapping: {len(problems)}",
+        f"baseline per lane (re-measured, interleaved, in every timed grading): {baselines}",
         f"batch vs grader check on one submission of each kind: "
         f"{'all equal' if not mismatches else '; '.join(mismatches)}",
     ]

@@ -15,7 +15,7 @@ from typing import Any
 from grader.backends.base import Backend, KernelRuntimeError
 from grader.backends.cpu import UnsupportedKernelError
 from grader.backends.gpu import GpuBackend
-from grader.batch.lanes import holding
+from grader.batch.lanes import holding, record_baseline
 from grader.checks.answers import (
     EXPLANATION,
     TileSweepAnswers,
@@ -233,6 +233,10 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
                         {"event": "start", "check": PERFORMANCE_CHECK, "extra_s": extra_s}
                     ),
                 )
+            if "baseline_ms" in result.figures:
+                baseline = spec.performance.baseline
+                key = f"{baseline.name} {baseline.defines} at {spec.performance.shape}"
+                record_baseline(key.replace("\n", " "), result.figures["baseline_ms"])
             report(result)
         except KernelRuntimeError as exc:
             skip_rest(f"the kernel failed on the GPU while timed: {exc}", "failed")

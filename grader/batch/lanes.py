@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -85,3 +86,44 @@ def overlaps(log: Path) -> list[str]:
         else:
             open_since.pop(pid, None)
     return problems
+
+
+DRIFT_WARNING = 0.03
+"""A baseline whose medians on one lane spread wider than this is reported as drift."""
+
+
+def record_baseline(key: str, milliseconds: float) -> None:
+    """Log the baseline's median from one timed grading on this lane (a no-op outside lanes):
+    the baseline is re-measured, interleaved, with every submission, and the log shows whether
+    the GPU's speed drifted over the batch."""
+    directory = os.environ.get(LANE_ENV)
+    if directory:
+        with (Path(directory) / "baseline.log").open("a") as log:
+            log.write(f"{time.time():.6f} {os.getpid()} {milliseconds:.6f} {key}\n")
+
+
+def baseline_drift(lane: Path) -> list[str]:
+    """One line per baseline timed on this lane: how many times, its range and spread, and a
+    warning where the spread is over DRIFT_WARNING."""
+    log = lane / "baseline.log"
+    if not log.is_file():
+        return []
+    times: dict[str, list[float]] = {}
+    for line in log.read_text().splitlines():
+        _stamp, _pid, ms, key = line.split(maxsplit=3)
+        times.setdefault(key, []).append(float(ms))
+    lines = []
+    for key, values in sorted(times.items()):
+        low, high = min(values), max(values)
+        spread = (high - low) / statistics.median(values)
+        line = (
+            f"{lane.name}: {key}: {len(values)} measurements, {low:.3f}-{high:.3f} ms "
+            f"(spread {100 * spread:.1f}%)"
+        )
+        if spread > DRIFT_WARNING:
+            line += (
+                " - the GPU's speed drifted during the batch (clocks, heat, other work); each "
+                "speedup is still fair (measured interleaved), but check the GPU"
+            )
+        lines.append(line)
+    return lines

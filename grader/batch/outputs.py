@@ -41,7 +41,12 @@ def write_feedback(folder: Path, results: Sequence[StoredResult]) -> None:
         )
 
 
-def write_summary(path: Path, results: Sequence[StoredResult], missing: Sequence[str]) -> None:
+def write_summary(
+    path: Path,
+    results: Sequence[StoredResult],
+    missing: Sequence[str],
+    baselines: Sequence[str] = (),
+) -> None:
     lines = ["# Batch summary", ""]
     by_exercise: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
@@ -64,6 +69,8 @@ def write_summary(path: Path, results: Sequence[StoredResult], missing: Sequence
     lines += [f"- {name}: {count}" for name, count in failures.most_common(10)] or ["- none"]
     lines += ["", "## Gradings that errored", ""] + ([f"- {e}" for e in errored] or ["- none"])
     lines += ["", "## Missing submissions", ""] + ([f"- {m}" for m in missing] or ["- none"])
+    lines += ["", "## Baseline timings per GPU lane", ""]
+    lines += [f"- {b}" for b in baselines] or ["- none timed"]
     path.write_text("\n".join(lines) + "\n")
 
 

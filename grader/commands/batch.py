@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from grader import sandbox
 from grader.batch.discover import Submission, discover
-from grader.batch.lanes import child_env
+from grader.batch.lanes import baseline_drift, child_env, lane_dir
 from grader.batch.outputs import (
     write_feedback,
     write_gradebook,
@@ -129,7 +129,10 @@ def run(
     exercise_ids = [e.id for e in exercises]
     write_gradebook(out / "gradebook.csv", all_students, exercise_ids, results)
     write_feedback(out / "feedback", results)
-    write_summary(out / "summary.md", results, missing)
+    baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
+    for line in baselines:
+        console.print(f"[yellow]{line}[/yellow]" if "drifted" in line else f"[dim]{line}[/dim]")
+    write_summary(out / "summary.md", results, missing, baselines)
     write_performance_scores(out / "performance_scores.csv", all_students, exercise_ids, results)
     console.print(f"gradebook: {out / 'gradebook.csv'}; feedback: {out / 'feedback'}")
     return EXIT_OK

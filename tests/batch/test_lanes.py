@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grader.batch.lanes import child_env, overlaps
 from tests.conftest import ROOT, run_grader
 
@@ -103,3 +105,28 @@ def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path:
     _, stderr = batch.communicate(timeout=300)
     assert batch.returncode == 0, stderr
     assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80"]
+
+
+def test_the_baseline_is_logged_per_lane_and_drift_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grader.batch.lanes import baseline_drift, record_baseline
+
+    record_baseline("matmul_tiled at 2048x2048x2048", 2.0)  # outside a lane: nothing written
+    lane = tmp_path / "lanes/gpu0"
+    lane.mkdir(parents=True)
+    monkeypatch.setenv("GRADER_LANE_DIR", str(lane))
+    for ms in (2.126, 2.131, 2.129):
+        record_baseline("matmul_tiled at 2048x2048x2048", ms)
+    for ms in (1.000, 1.100):  # a GPU that slowed down by 10% part-way
+        record_baseline("matmul_naive at 1024x1024x1024", ms)
+    steady, drifted = sorted(baseline_drift(lane), reverse=True)
+    assert (
+        steady
+        == "gpu0: matmul_tiled at 2048x2048x2048: 3 measurements, 2.126-2.131 ms (spread 0.2%)"
+    )
+    assert drifted.startswith(
+        "gpu0: matmul_naive at 1024x1024x1024: 2 measurements, 1.000-1.100 ms"
+    )
+    assert "drifted during the batch" in drifted
+    assert baseline_drift(tmp_path / "lanes/gpu1") == []
