@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from grader.batch.discover import Submission
 from grader.errors import GraderError
 from grader.grading import grade
@@ -15,6 +18,12 @@ def grade_submission(
     submission: Submission, seed: int | None, backend: str, env: dict[str, str] | None = None
 ) -> Report:
     assert submission.kernel is not None
+    for path in (submission.kernel, submission.answers):
+        # a link could point anywhere on the instructor's machine, and compile errors quote lines
+        if path is not None and os.path.lexists(path) and _through_link(path):
+            return _unreadable(
+                submission, f"{path.name}: a symbolic link; hand in the file itself, not a link"
+            )
     try:
         if submission.kernel.suffix == ".ipynb":
             source = kernel_from_notebook(submission.kernel, submission.exercise.id)
@@ -30,6 +39,10 @@ def grade_submission(
         answers=submission.answers,
         env=env,
     )
+
+
+def _through_link(path: Path) -> bool:
+    return os.path.realpath(path) != os.path.abspath(path)
 
 
 def _unreadable(submission: Submission, why: str) -> Report:

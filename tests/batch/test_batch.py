@@ -240,3 +240,18 @@ def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
     with sqlite3.connect(out / "results.sqlite") as db:
         counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
     assert [c for (c,) in counts] == [1] * 7, f"killed at {moments} s"
+
+
+def test_a_submission_that_links_to_a_host_file_is_refused_without_quoting_it(
+    submissions: Path, tmp_path: Path
+) -> None:
+    host = tmp_path / "instructor-only.txt"
+    host.write_text("__global__ void matmul_tiled_2x2() { SECRET_TOKEN_42 }\n")
+    (submissions / "ivan").mkdir()
+    (submissions / "ivan" / "kernel.cu").symlink_to(host)
+    out = tmp_path / "out"
+    assert run_grader(_batch(submissions, out)).returncode == 0
+    feedback = (out / "feedback/ivan.md").read_text()
+    assert "kernel.cu: a symbolic link; hand in the file itself" in feedback
+    assert "SECRET_TOKEN_42" not in feedback
+    assert "ivan,0,0" in (out / "gradebook.csv").read_text().splitlines()
