@@ -254,7 +254,9 @@ class CpuBackend:
             ]
             env = dict(os.environ)
             env["ASAN_OPTIONS"] = (
-                "detect_leaks=0:abort_on_error=0:exitcode=71:detect_stack_use_after_return=0"
+                "detect_leaks=0:abort_on_error=0:exitcode=71:detect_stack_use_after_return=0:"
+                f"hard_rss_limit_mb={sandbox.rss_limit_mb()}:"
+                f"malloc_limit_mb={sandbox.rss_limit_mb()}"
             )
             env["UBSAN_OPTIONS"] = "halt_on_error=1:exitcode=72:print_stacktrace=1"
             try:

@@ -14,6 +14,10 @@ _REGION = re.compile(
     r"located (\d+) bytes (to the right|to the left|inside) of (\d+)-byte region \[(0x[0-9a-f]+),"
 )
 _BUFFERS = re.compile(r"GRADER-CPU-BUFFERS A=(0x[0-9a-f]+) B=(0x[0-9a-f]+) C=(0x[0-9a-f]+)")
+_OUT_OF_MEMORY = re.compile(
+    r"AddressSanitizer: (hard rss limit exhausted|out of memory|allocation-size-too-big|"
+    r"requested allocation size .* exceeds)|rss-limit-exceeded|malloc-limit|std::bad_alloc"
+)
 _UBSAN = re.compile(r"^(\S+?):(\d+):\d+: runtime error: (.*)$", re.MULTILINE)
 
 
@@ -33,6 +37,11 @@ def explain_failure(stderr: str, returncode: int) -> str:
     for line in stderr.splitlines():
         if line.startswith("GRADER-CPU-ERROR: "):
             return line.removeprefix("GRADER-CPU-ERROR: ")
+    if _OUT_OF_MEMORY.search(stderr):
+        return (
+            "the kernel's program ran out of the memory it may use and was stopped "
+            "(a huge allocation, or a leak in a loop?)"
+        )
     asan = _ASAN_KIND.search(stderr)
     if asan:
         access = _ACCESS.search(stderr)

@@ -256,3 +256,26 @@ __global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M
     tiny = report.checks[1]
     assert "never written" in tiny.message, tiny.message
     assert not outside.exists()
+
+
+def test_a_kernel_that_fills_memory_is_stopped_with_a_message(
+    small_ex1: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADER_CPU_MEMORY_MB", "256")
+    hog = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+#ifndef __CUDACC_RTC__
+    static char *hog = nullptr;
+    if (hog == nullptr) {
+        const unsigned long size = 1536ul << 20;  // 1.5 GB, over the limit of 256 MB
+        hog = new char[size];
+        for (unsigned long i = 0; i < size; i += 4096) hog[i] = 1;
+    }
+#endif
+    for (int i = 0; i < M * N; ++i) C[i] = 0.0f;
+}
+"""
+    report = grade(small_ex1, KernelSource(hog, "kernel.cu"), seed=1, backend="cpu")
+    first = report.checks[1]
+    assert first.status == "failed"
+    assert "ran out of the memory it may use" in first.message, first.message
