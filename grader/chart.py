@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.report import sweep_rows
 from grader.results import Report
-
-SWEEP_CHECK = "sweep timing"
 
 
 def sweep_figures(report: Report) -> dict[int, float]:
     """GFLOP/s per tile size from a report's sweep timing check ({} when it was not timed)."""
-    check = next((c for c in report.checks if c.name == SWEEP_CHECK), None)
-    if check is None or check.status != "passed":
-        return {}
-    return {
-        int(key.removeprefix("gflops_")): value
-        for key, value in check.figures.items()
-        if key.startswith("gflops_")
-    }
+    return {value: gflops for value, _, gflops in sweep_rows(report)}
 
 
 def write_sweep_chart(report: Report, path: Path) -> Path | None:

@@ -111,6 +111,7 @@ def render_markdown(report: Report) -> str:
             ]
     if report.hints:
         lines += ["", "## Hints", ""] + [f"- {hint}" for hint in report.hints]
+    lines += _measurements_markdown(report)
     return "\n".join(lines) + "\n"
 
 
@@ -140,3 +141,61 @@ def report_profile(report: Report) -> Table | None:
     if check is None or check.status != "passed":
         return None
     return profile_table(from_figures(check.figures), int(check.figures.get("n", 0)))
+
+
+SWEEP_CHECK = "sweep timing"
+
+
+def sweep_rows(report: Report) -> list[tuple[int, float, float]]:
+    """(tile size, ms, GFLOP/s) of a report's passed sweep timing, by tile size ([] if none)."""
+    check = next((c for c in report.checks if c.name == SWEEP_CHECK), None)
+    if check is None or check.status != "passed":
+        return []
+    sizes = sorted(int(k.removeprefix("ms_")) for k in check.figures if k.startswith("ms_"))
+    return [(v, check.figures[f"ms_{v}"], check.figures[f"gflops_{v}"]) for v in sizes]
+
+
+def sweep_table(report: Report) -> Table | None:
+    """The tile-size sweep as a table: time, GFLOP/s and time relative to the fastest."""
+    rows = sweep_rows(report)
+    if not rows:
+        return None
+    best = min(ms for _, ms, _ in rows)
+    table = Table(title=f"Tile-size sweep on {report.device.name}", title_justify="left")
+    for name in ("TILE_SIZE", "time (ms)", "GFLOP/s", "vs fastest"):
+        table.add_column(name, justify="right")
+    for value, ms, gflops in rows:
+        table.add_row(str(value), f"{ms:.3f}", f"{gflops:,.0f}", f"{ms / best:.2f}x")
+    return table
+
+
+def _measurements_markdown(report: Report) -> list[str]:
+    lines: list[str] = []
+    rows = sweep_rows(report)
+    if rows:
+        lines += [
+            "",
+            "## Tile-size sweep",
+            "",
+            "| TILE_SIZE | time (ms) | GFLOP/s |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {v} | {ms:.3f} | {gflops:,.0f} |" for v, ms, gflops in rows]
+    check = next((c for c in report.checks if c.name == PROFILE_CHECK), None)
+    if check is not None and check.status == "passed":
+        figures = from_figures(check.figures)
+        labels = [label for label in ("naive", "tiled", "yours") if label in figures]
+        lines += [
+            "",
+            f"## Nsight Compute, n = {int(check.figures.get('n', 0))}",
+            "",
+            "| metric | " + " | ".join(labels) + " |",
+            "|---|" + "---|" * len(labels),
+        ]
+        lines += [
+            f"| {m.label} ({m.unit}) `{m.ncu_name}` | "
+            + " | ".join(f"{figures[label][m.key]:,.1f}" for label in labels)
+            + " |"
+            for m in METRICS
+        ]
+    return lines

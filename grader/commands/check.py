@@ -11,7 +11,7 @@ from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import default_answers, grade
 from grader.notebook import kernel_from_notebook
-from grader.report import render_json, render_terminal, report_profile
+from grader.report import render_json, render_terminal, report_profile, sweep_table
 from grader.source import read_source
 
 
@@ -50,9 +50,9 @@ def run(
         print(render_json(report))
     else:
         render_terminal(report, Console())
-        profile = report_profile(report)
-        if profile is not None:
-            Console().print(profile)
+        for table in (sweep_table(report), report_profile(report)):
+            if table is not None:
+                Console().print(table)
         if chart is not None:
             Console().print(f"sweep chart: {chart}")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
