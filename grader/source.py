@@ -16,7 +16,9 @@ MAX_SOURCE_BYTES = 256 * 1024
 
 # NVRTC is run without any include path, so it can open no header of its own; nothing may be
 # included (an absolute path would otherwise be read from the grading machine's disk).
-_REFUSED_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(include_next|include|import|embed)\b")
+# `%:` is the digraph spelling of `#`: g++ honours it (NVRTC does not), so a hidden `%:include`
+# would reach the CPU backend's build.
+_REFUSED_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include_next|include|import|embed)\b")
 _HAS_INCLUDE = re.compile(r"\b__has_include(_next)?\b")
 _GLOBAL = re.compile(r"\b__global__\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")

@@ -128,6 +128,16 @@ class _Program:
     checked: bool
 
 
+def _build_error(stderr: str, display_name: str) -> str:
+    """g++'s first error about the student's own file; never text from any other file (an error
+    inside a header or a host file would quote its lines)."""
+    prefix = f"{display_name}:"
+    for line in stderr.splitlines():
+        if line.startswith(prefix) and "error" in line:
+            return line[:300]
+    return "g++ failed outside your file (a construct the CPU runtime does not support?)"
+
+
 def _flags(checked: bool) -> list[str]:
     common = ["-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
     if checked:
@@ -207,12 +217,9 @@ class CpuBackend:
                     check=False,
                 )
                 if done.returncode != 0:
-                    first = next(
-                        (line for line in done.stderr.splitlines() if "error" in line),
-                        done.stderr.strip()[-300:],
-                    )
                     raise UnsupportedKernelError(
-                        f"the CPU backend cannot build this kernel: {first}"
+                        f"the CPU backend cannot build this kernel: "
+                        f"{_build_error(done.stderr, self._source.display_name)}"
                     )
                 os.replace(output, path)
         program = _Program(path, checked)

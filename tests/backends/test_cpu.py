@@ -279,3 +279,19 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     first = report.checks[1]
     assert first.status == "failed"
     assert "ran out of the memory it may use" in first.message, first.message
+
+
+def test_a_build_error_outside_the_students_file_is_not_quoted() -> None:
+    from grader.backends.cpu import _build_error
+
+    stderr = (
+        "In file included from unit.cpp:3:\n"
+        "/etc/hostname:1:1: error: 'secret-host-name' does not name a type\n"
+        "kernel.cu:7:5: error: 'foo' was not declared in this scope\n"
+    )
+    assert _build_error(stderr, "kernel.cu") == (
+        "kernel.cu:7:5: error: 'foo' was not declared in this scope"
+    )
+    only_outside = "/etc/hostname:1:1: error: 'secret-host-name' does not name a type\n"
+    message = _build_error(only_outside, "kernel.cu")
+    assert "secret" not in message and message.startswith("g++ failed outside your file")
