@@ -77,17 +77,25 @@ def _nvrtc_version() -> str:
 
 
 def _format_diagnostics(log: str, source: KernelSource) -> str:
+    """NVRTC's errors in the student's file, each with its line. Errors in any other file are
+    counted, never quoted: their text could hold lines of a file on the grading machine."""
     source_lines = source.text.splitlines()
     errors: list[str] = []
+    elsewhere = 0
     for raw in log.splitlines():
         match = _DIAGNOSTIC.match(raw.strip())
         if not match or match.group("kind") == "warning":
+            continue
+        if match.group("file") != source.display_name:
+            elsewhere += 1
             continue
         line = int(match.group("line"))
         text = f"{source.display_name}:{line}: error: {match.group('text')}"
         if 0 < line <= len(source_lines):
             text += f"\n    {line} | {source_lines[line - 1].strip()}"
         errors.append(text)
+    if elsewhere:
+        errors.append(f"(and {elsewhere} error(s) in another file, not shown)")
     if not errors:
         return f"{source.display_name}: does not compile: {_assembler_error(log)}"
     shown = "\n".join(errors[:_MAX_ERRORS_SHOWN])

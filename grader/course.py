@@ -350,8 +350,11 @@ class CourseExercise(_Model):
     @field_validator("dir")
     @classmethod
     def _plain_dir(cls, value: str) -> str:
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", value):
-            raise ValueError(f"expected a plain directory name, got {value!r}")
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", value):
+            shown = value if len(value) <= 60 else value[:60] + "..."
+            raise ValueError(
+                f"expected a plain directory name of at most 100 characters, got {shown!r}"
+            )
         return value
 
 

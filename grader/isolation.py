@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
+from grader import memory_watch
 from grader.children import take, worker_command
 from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
 from grader.results import CheckResult, CheckStatus, DeviceInfo
@@ -29,6 +30,8 @@ class _ChildRun:
     device: DeviceInfo | None = None
     results: list[CheckResult] = field(default_factory=list)
     timed_out: bool = False
+    out_of_memory: bool = False
+    """Stopped for using more host memory than `memory_watch.limit_bytes()`."""
     limit: float = 0.0
     """The limit in force when the child stopped answering."""
     returncode: int | None = None
@@ -41,6 +44,9 @@ def _read_tail(stream: IO[bytes]) -> str:
     stream.seek(max(0, size - _STDERR_TAIL))
     return stream.read().decode("utf-8", "replace").strip()
 
+
+_MEMORY_SAMPLE_S = 0.2
+"""How often the child's memory is sampled."""
 
 STARTUP_S = 60.0
 """Allowed for a child to start (Python, CuPy, the CUDA context) before its first event: no
@@ -61,6 +67,8 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
         buffer = b""
         deadline = last_event = time.monotonic()
         deadline += time_limit + STARTUP_S
+        memory_limit = memory_watch.limit_bytes()
+        next_sample = last_event
         with selectors.DefaultSelector() as selector, os.fdopen(read_fd, "rb", buffering=0) as pipe:
             selector.register(pipe, selectors.EVENT_READ)
             while True:
@@ -68,7 +76,13 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
                 if remaining <= 0:
                     run.timed_out = True
                     break
-                if not selector.select(timeout=remaining):
+                ready = selector.select(timeout=min(remaining, _MEMORY_SAMPLE_S))
+                if time.monotonic() >= next_sample:
+                    next_sample = time.monotonic() + _MEMORY_SAMPLE_S
+                    if memory_watch.group_resident_bytes(process.pid) > memory_limit:
+                        run.out_of_memory = True
+                        break
+                if not ready:
                     continue
                 chunk = pipe.read(65536)
                 if not chunk:
@@ -84,7 +98,7 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
                     # emulator is far slower than a GPU) and may extend the limit for it.
                     run.limit = time_limit + float(event.get("extra_s", 0.0))
                     deadline = time.monotonic() + run.limit
-        if run.timed_out:
+        if run.timed_out or run.out_of_memory:
             _kill_group(process)
         run.returncode = process.wait()
         run.stderr = _read_tail(stderr)
@@ -135,17 +149,15 @@ def run_isolated(
         if not pending:
             break
         current = pending[0]
-        if run.timed_out:
-            results[current.name] = _result(
-                current,
-                "failed",
-                f"did not finish within the time limit of {run.limit:.3g} s and was stopped: an "
-                "endless loop, or a __syncthreads() that some threads never reach?",
-                ("timeout",),
-            )
+        if run.timed_out or run.out_of_memory:
+            if run.timed_out:
+                message, symptom, hit = _timeout_message(current, run.limit), "timeout", "time"
+            else:
+                message, symptom, hit = _memory_message(current), "memory", "memory"
+            results[current.name] = _result(current, "failed", message, (symptom,))
             for rest in pending[1:]:
                 results[rest.name] = _result(
-                    rest, "skipped", f"not run: the kernel hit the time limit in '{current.name}'"
+                    rest, "skipped", f"not run: the kernel hit the {hit} limit in '{current.name}'"
                 )
             break
         if run.returncode != EXIT_CONTEXT_LOST or not run.results:
@@ -158,6 +170,27 @@ def run_isolated(
         backend="none", name="unknown", detail="the grading process reported no device"
     )
     return device or unknown, [results[p.name] for p in planned]
+
+
+def _timeout_message(check: PlannedCheck, limit: float) -> str:
+    if check.kind == "compile":
+        return (
+            f"the compiler did not finish within the time limit of {limit:.3g} s and was "
+            "stopped: macros or loops that expand without end?"
+        )
+    return (
+        f"did not finish within the time limit of {limit:.3g} s and was stopped: an endless "
+        "loop, or a __syncthreads() that some threads never reach?"
+    )
+
+
+def _memory_message(check: PlannedCheck) -> str:
+    limit_mb = memory_watch.limit_bytes() // (1024 * 1024)
+    what = "the compiler" if check.kind == "compile" else "the grading process"
+    return (
+        f"{what} used more than {limit_mb:,} MB of host memory and was stopped "
+        f"({memory_watch.LIMIT_ENV} sets the limit)"
+    )
 
 
 def _result(

@@ -1,7 +1,8 @@
 """A student's kernel source: read safely, scanned for refused directives and __global__ functions.
 
-Scanning works on a copy with comments and literals blanked out (newlines kept), so that line
-numbers still match the student's file and text inside a comment never counts.
+The text is kept in canonical form (`grader.lexing.canonical`: one kind of line ending, strict
+line splices), and it is that text that the compilers get, so the scan and the compilers never
+disagree on where a line ends. Line numbers are unchanged by it.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import GraderError
+from grader.lexing import Token, blank_comments_and_literals, canonical, tokens
 
 MAX_SOURCE_BYTES = 256 * 1024
 
 # NVRTC is run without any include path, so it can open no header of its own; nothing may be
-# included (an absolute path would otherwise be read from the grading machine's disk).
-# `%:` is the digraph spelling of `#`: g++ honours it (NVRTC does not), so a hidden `%:include`
-# would reach the CPU backend's build.
-_REFUSED_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include_next|include|import|embed)\b")
-_HAS_INCLUDE = re.compile(r"\b__has_include(_next)?\b")
+# included (an absolute path would otherwise be read from the grading machine's disk and its
+# lines echoed in the compiler's errors). `%:` (the digraph of `#`) is the same directive.
+_REFUSED_DIRECTIVES = frozenset({"include", "include_next", "import", "embed"})
+_REFUSED_OPERATORS = frozenset({"__has_include", "__has_include_next", "__has_embed"})
 _GLOBAL = re.compile(r"\b__global__\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _ATTRIBUTE_MACROS = frozenset({"__launch_bounds__", "__cluster_dims__", "__maxnreg__"})
@@ -31,6 +32,9 @@ class KernelSource:
 
     text: str
     display_name: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", canonical(self.text))
 
 
 @dataclass(frozen=True)
@@ -66,74 +70,46 @@ def read_source(path: Path) -> KernelSource:
     return KernelSource(text=text, display_name=path.name)
 
 
-def blank_comments_and_literals(text: str) -> str:
-    """`text` with comments, string and character literals replaced by spaces; newlines kept."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        two = text[i : i + 2]
-        if two == "//":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append(" " * (end - i))
-            i = end
-        elif two == "/*":
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:end]))
-            i = end
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(c + " " * max(0, j - i - 2) + (c if j - i >= 2 else ""))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _logical_lines(code: str) -> list[tuple[int, str]]:
-    """Physical lines joined at backslash-newline continuations, each with its first line number."""
-    lines: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 1
-    for number, line in enumerate(code.split("\n"), start=1):
-        if not pending:
-            start = number
-        if line.endswith("\\"):
-            pending.append(line[:-1])
-            continue
-        pending.append(line)
-        lines.append((start, "".join(pending)))
-        pending = []
-    if pending:
-        lines.append((start, "".join(pending)))
-    return lines
-
-
 def find_refusals(source: KernelSource) -> list[Refusal]:
-    """Directives the grader refuses, with their lines. The included name is never echoed."""
+    """Constructs the grader refuses, with their lines. The included name is never echoed.
+
+    The scan reads the source as the compilers do (`grader.lexing`), so a directive is found
+    wherever they would find one, however it is spelled or hidden."""
     refusals: list[Refusal] = []
-    for line, text in _logical_lines(blank_comments_and_literals(source.text)):
-        directive = _REFUSED_DIRECTIVE.match(text)
-        if directive:
+    at_line_start = True
+    after_hash: Token | None = None
+    for token in tokens(source.text):
+        if after_hash is not None:
+            if token.kind == "identifier" and token.text in _REFUSED_DIRECTIVES:
+                refusals.append(Refusal(after_hash.line, _directive_message(token.text)))
+            after_hash = None
+        if token.kind == "newline":
+            at_line_start = True
+            continue
+        if at_line_start and token.text == "#":
+            after_hash = token
+        elif token.kind == "identifier" and token.text in _REFUSED_OPERATORS:
+            refusals.append(
+                Refusal(token.line, f"{token.text} is not allowed: no file can be looked up")
+            )
+        elif token.kind == "raw_string":
             refusals.append(
                 Refusal(
-                    line,
-                    f"#{directive.group(1)} is not allowed: the grader compiles your kernel file "
-                    "alone (NVRTC, no headers); threadIdx, __syncthreads() and the math functions "
-                    "need no #include. Delete the line.",
+                    token.line,
+                    'raw string literals (R"(...)") are not allowed in a kernel; '
+                    "use an ordinary string",
                 )
             )
-        elif _HAS_INCLUDE.search(text):
-            refusals.append(
-                Refusal(line, "__has_include is not allowed: no header can be included")
-            )
+        at_line_start = False
     return refusals
+
+
+def _directive_message(name: str) -> str:
+    return (
+        f"#{name} is not allowed: the grader compiles your kernel file alone (NVRTC, no "
+        "headers); threadIdx, __syncthreads() and the math functions need no #include. "
+        "Delete the line."
+    )
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def mutated(draw: st.DrawFn, document: Any) -> Any:
             parent = parent[key]
         action = draw(st.sampled_from(["replace", "drop", "add"]))
         if action == "replace":
-            parent[path[-1]] = draw(ODD_VALUES)
+            parent[path[-1]] = copy.deepcopy(draw(ODD_VALUES))  # never the shared sample
         elif action == "drop" and isinstance(parent, dict):
             del parent[path[-1]]
         elif isinstance(parent, dict):

@@ -28,6 +28,10 @@ for i in range(4):
         continue
     if i == 2 and mode == "hang":
         time.sleep(3600)
+    if i == 1 and mode == "hog":
+        import subprocess  # a grandchild (like the CPU backend's program) fills memory
+        grab = "b = []\nwhile True: b.append(bytearray(8 << 20))"
+        subprocess.run([sys.executable, "-c", grab])
     if i == 1 and mode == "crash" and not job["done"]:
         print("CUDA error: an illegal memory access was encountered", file=sys.stderr)
         os._exit(134)
@@ -54,6 +58,28 @@ def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker:
     assert "time limit of 1 s" in results[2].message
     assert results[3].message == "not run: the kernel hit the time limit in 'check 2'"
     assert device.name == "fake"
+
+
+def test_a_compile_that_never_ends_is_named_as_such(fake_worker: Path) -> None:
+    planned = [*PLANNED[:2], PlannedCheck("check 2", "compile", 1.0), PLANNED[3]]
+    _, results = run_isolated(JOB, planned, 1.0, [sys.executable, str(fake_worker), "hang"])
+    assert results[2].message.startswith("the compiler did not finish within the time limit")
+
+
+def test_a_grading_that_fills_memory_is_stopped_and_named(
+    fake_worker: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADER_MEMORY_MB", "300")
+    start = time.monotonic()
+    _, results = run_isolated(JOB, PLANNED, 60.0, [sys.executable, str(fake_worker), "hog"])
+    assert time.monotonic() - start < 30
+    assert [r.status for r in results] == ["passed", "failed", "skipped", "skipped"]
+    assert results[1].message == (
+        "the grading process used more than 300 MB of host memory and was stopped "
+        "(GRADER_MEMORY_MB sets the limit)"
+    )
+    assert results[1].symptoms == ("memory",)
+    assert results[2].message == "not run: the kernel hit the memory limit in 'check 1'"
 
 
 def test_a_crash_costs_only_the_running_check(fake_worker: Path) -> None:

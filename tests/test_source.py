@@ -25,6 +25,12 @@ def _src(text: str) -> KernelSource:
         '#ifndef __CUDACC_RTC__\n%:  include "/etc/passwd"\n#endif\n',
         '# /* hidden */ include "/etc/passwd"\n',
         '#embed "/etc/passwd"\n',
+        # found by probing: each hid an include from an earlier, simpler scan, and NVRTC read it
+        'int x = 1\'0; const char *s = "\'/*";\n#include "/etc/passwd"\n// */\n',
+        '# /* a comment\n spanning lines */ include "/etc/passwd"\n',
+        'int z; // c\r#include "/etc/passwd"\n',  # g++ ends a line at a lone CR; NVRTC does not
+        '#\\u0069nclude "/etc/passwd"\n',
+        "#if __has_embed(</etc/shadow>)\n#endif\n",
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
@@ -35,8 +41,25 @@ def test_includes_are_refused_with_their_line_and_without_the_name(text: str) ->
 
 
 def test_include_inside_comments_or_strings_is_not_a_directive() -> None:
-    text = '// #include <stdio.h>\n/* #include "x" */\nconst char *s = "#include <y>";\n'
+    text = (
+        '// #include <stdio.h>\n/* #include "x" */\nconst char *s = "#include <y>";\n'
+        "int n = 1'024; // #include <z>\n#define STR(x) #x\nconst char *t = STR(include);\n"
+    )
     assert find_refusals(_src(text)) == []
+
+
+def test_a_loose_splice_is_made_strict_for_every_compiler() -> None:
+    # NVRTC does not splice a backslash followed by blanks and a newline, g++ does: the source
+    # the compilers get is canonical, so for both this is one line and no directive.
+    source = _src('int y; \\ \n#include "/etc/passwd"\n')
+    assert source.text == 'int y; \\\n#include "/etc/passwd"\n'
+    assert find_refusals(source) == []
+
+
+def test_raw_string_literals_are_refused() -> None:
+    refusals = find_refusals(_src('int x;\nconst char *s = R"(\n#include "/etc/passwd"\n)";\n'))
+    assert [r.line for r in refusals] == [2]
+    assert "raw string" in refusals[0].message
 
 
 def test_global_functions_are_listed_with_lines() -> None:

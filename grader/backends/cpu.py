@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -21,8 +22,9 @@ from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput
 from grader.backends.cpu_failures import explain_failure
 from grader.compiler import CompiledKernel, cache_dir
 from grader.errors import GraderError
+from grader.lexing import blank_comments_and_literals
 from grader.results import DeviceInfo
-from grader.source import KernelSource, blank_comments_and_literals
+from grader.source import KernelSource
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
 HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
@@ -126,6 +128,22 @@ def _boost_elsewhere() -> bool:
 class _Program:
     path: Path
     checked: bool
+
+
+_STDERR_KEPT = 256 * 1024
+
+
+def _read_capped(stream: IO[bytes]) -> str:
+    """The start and the end of a possibly huge stream (sanitizer reports come at the end)."""
+    size = stream.seek(0, os.SEEK_END)
+    half = _STDERR_KEPT // 2
+    stream.seek(0)
+    if size <= _STDERR_KEPT:
+        return stream.read().decode("utf-8", "replace")
+    head = stream.read(half)
+    stream.seek(size - half)
+    tail = stream.read(half)
+    return (head + b"\n...\n" + tail).decode("utf-8", "replace")
 
 
 def _build_error(stderr: str, display_name: str) -> str:
@@ -272,14 +290,20 @@ class CpuBackend:
                 )
             except GraderError as exc:
                 raise UnsupportedKernelError(str(exc)) from None
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                env=env,
-                check=False,
-                preexec_fn=sandbox.limits(memory=not checked),
-            )
-            stderr = done.stderr.decode("utf-8", "replace")
+            # stdout (the kernel's printf) is dropped; stderr (sanitizer reports) goes to a file
+            # under the size limit, of which at most _STDERR_KEPT bytes are read back: a kernel
+            # that floods either costs no memory here.
+            with (Path(work) / "stderr.txt").open("w+b") as errors:
+                done = subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    env=env,
+                    check=False,
+                    preexec_fn=sandbox.limits(memory=not checked),
+                )
+                stderr = _read_capped(errors)
             self._collect_warnings(stderr)
             if done.returncode != 0:
                 raise KernelRuntimeError(

@@ -31,6 +31,24 @@ def _kernel_frame(stderr: str) -> str:
     return "an unknown line"
 
 
+_SIGNAL_HINTS = {
+    signal.SIGSEGV: " (an access far outside the buffers, or a stack overflow)",
+    signal.SIGXFSZ: " (it wrote more output than the file-size limit allows: printf in a loop?)",
+    signal.SIGXCPU: " (it used up its CPU-time limit: an endless loop?)",
+    signal.SIGKILL: " (out of memory, or stopped from outside)",
+}
+
+
+def _signal_of(returncode: int) -> signal.Signals | None:
+    """The signal that ended the program: a negative return code, or, from inside the sandbox
+    (bubblewrap reports its child's death as 128 + the signal), a code just above 128."""
+    number = -returncode if returncode < 0 else returncode - 128 if 128 < returncode < 160 else 0
+    try:
+        return signal.Signals(number) if number else None
+    except ValueError:
+        return None
+
+
 def explain_failure(stderr: str, returncode: int) -> str:
     """One or two sentences for a failed CPU run: the runtime's own error, a sanitizer report
     naming the kernel line and the buffer, or how the program died."""
@@ -68,12 +86,11 @@ def explain_failure(stderr: str, returncode: int) -> str:
     if ubsan:
         where = f"{Path(ubsan.group(1)).name}:{ubsan.group(2)}"
         return f"{where}: {ubsan.group(3)} (UndefinedBehaviorSanitizer)"
-    if returncode < 0:
-        name = signal.Signals(-returncode).name
-        hint = (
-            " (an access far outside the buffers, or a stack overflow)" if name == "SIGSEGV" else ""
+    killed_by = _signal_of(returncode)
+    if killed_by is not None:
+        return (
+            f"the kernel's program was killed by {killed_by.name}{_SIGNAL_HINTS.get(killed_by, '')}"
         )
-        return f"the kernel's program was killed by {name}{hint}"
     tail = (stderr.strip().splitlines()[-1:] or [""])[0]
     shown = tail if len(tail) <= 200 else tail[:200] + "..."
     return f"the kernel's program exited with code {returncode}: {shown}"

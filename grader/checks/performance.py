@@ -14,9 +14,9 @@ import numpy as np
 
 from grader.backends.gpu import GpuBackend
 from grader.checks.correctness import geometry
+from grader.checks.launch_check import LaunchCheck
 from grader.checks.timing import (
     FLUSH_FACTOR,
-    ProductCheck,
     SmClock,
     TimedKernel,
     Timing,
@@ -75,33 +75,33 @@ def _launcher(function: Any, launch: LaunchSpec, shape: Any, a: Any, b: Any, c: 
 
 @dataclass
 class TimedInputs:
-    """Device-resident inputs for timing, the check of every timed output (which holds no A B),
-    an L2 flush buffer; fresh, from their own random stream (not the correctness check's)."""
+    """Device-resident inputs for timing (drawn afresh before every launch, from their own random
+    stream, not the correctness check's), the check of every timed output, an L2 flush buffer."""
 
     shape: Shape
-    a: Any
-    b: Any
-    check: ProductCheck
+    check: LaunchCheck
     flush: Any
 
     def kernel(self, label: str, function: Any, launch: LaunchSpec) -> TimedKernel:
         import cupy as cp
 
         output = cp.empty((self.shape.m, self.shape.n), dtype=cp.float32)
-        return TimedKernel(
-            label, _launcher(function, launch, self.shape, self.a, self.b, output), output
-        )
+        a, b = self.check.a, self.check.b
+        return TimedKernel(label, _launcher(function, launch, self.shape, a, b, output), output)
 
 
 def timed_inputs(backend: GpuBackend, shape: Shape, seed: int, factor: float) -> TimedInputs:
     import cupy as cp
 
     rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
-    a = rng.uniform(-1.0, 1.0, (shape.m, shape.k), dtype=cp.float32)
-    b = rng.uniform(-1.0, 1.0, (shape.k, shape.n), dtype=cp.float32)
-    check = ProductCheck.build(a, b, factor)  # no A B: the answer is never in device memory
+
+    def draw(dims: tuple[int, ...]) -> Any:
+        return rng.uniform(-1.0, 1.0, dims, dtype=cp.float32)
+
+    a = draw((shape.m, shape.k))
+    b = draw((shape.k, shape.n))
     flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
-    return TimedInputs(shape, a, b, check, flush)
+    return TimedInputs(shape, LaunchCheck(a, b, draw, factor), flush)
 
 
 def _cublas_seconds(cp: Any, a: Any, b: Any, flush: Any, rounds: int = 10) -> float:
@@ -126,9 +126,9 @@ def _unfair(timing: Timing, rounds_per_kernel: int) -> str:
     first = wrong[0]
     return (
         f"the kernel's output was wrong on {len(wrong)} of {rounds_per_kernel} timed launches "
-        f"(first: launch {first.launch_number}, {first.wrong} rows of C wrong). Every launch is "
-        "checked: the output is poisoned before each one and the inputs are fresh, so work "
-        "skipped on repeated launches, at large sizes or on inputs seen before is caught."
+        f"(first: launch {first.launch_number}, {first.describe()}). Every launch is checked: "
+        "the output is poisoned before each one and its inputs are new, so work skipped on "
+        "repeated launches, at large sizes, or replaced by a result kept from before, is caught."
     )
 
 
@@ -166,7 +166,7 @@ def run_performance(
         ),
         "student": inputs.kernel("student", backend.load_function(compiled), spec.launch),
     }
-    a, b, flush = inputs.a, inputs.b, inputs.flush
+    a, b, flush = inputs.check.a, inputs.check.b, inputs.flush
     session = TimingSession(kernels, inputs.check, flush, perf.rounds)
     before = SmClock()
     cp.cuda.runtime.deviceSynchronize()

@@ -121,7 +121,7 @@ def time_sweep(
         first = timing.bad[0]
         message = (
             f"{first.label}: the output was wrong on timed launch {first.launch_number} "
-            f"({first.wrong} rows of C wrong): every timed launch must compute the full result"
+            f"({first.describe()}): every timed launch must compute the full result"
         )
         return CheckResult(
             CHECK, "performance", "failed", 0.0, points, message, figures=figures

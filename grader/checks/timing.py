@@ -1,6 +1,7 @@
 """Timing kernels on the GPU with pytest-benchmark, interleaved, every launch's output checked.
 
-The worker builds a TimingSession (device buffers, the compiled launches, the reference), then
+The worker builds a TimingSession (device buffers, the compiled launches, the check of every
+launch: checks/launch_check.py), then
 runs pytest on bench_gemm.py in process, in batches of blocks, until the speedup's relative
 standard error is below the spec's target or the time cap is reached."""
 
@@ -18,11 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from grader.checks.correctness import POISON_BITS
-from grader.checks.tolerance import UNIT_ROUNDOFF
+from grader.checks.launch_check import LaunchCheck, LaunchVerdict, describe
 
 BENCH_FILE = Path(__file__).with_name("bench_gemm.py")
 FLUSH_FACTOR = 2  # the L2 flush writes twice the L2's size
@@ -41,51 +41,11 @@ class TimedKernel:
 class BadLaunch:
     label: str
     launch_number: int
-    wrong: int
-    """Rows of C found wrong."""
+    verdict: LaunchVerdict
+    elements: int
 
-
-@dataclass
-class ProductCheck:
-    """Whether an output is A B, without the answer ever being in device memory while a timed
-    kernel runs: Freivalds' check. After each launch, random sign vectors V are drawn (so the
-    kernel cannot know them) and C V is compared with A (B V), row by row, in float64.
-
-    Why a right kernel never fails: each element's error is at most t (|A| |B|)_ij (the bound of
-    checks/tolerance.py, with t = factor * K * 2^-24), so row i of (C - AB) V, a signed sum of
-    those errors, is at most t * sum_j (|A| |B|)_ij; the float64 arithmetic of the check adds a
-    margin far below that. A kernel that skips work leaves poisoned (NaN) or far-off rows, which
-    fail; element-wise exactness is the correctness checks' job (they see the full reference,
-    computed after the kernel has run)."""
-
-    a: Any  # float64 M x K
-    b: Any  # float64 K x N
-    row_bound: Any  # float64 M
-    scratch: Any  # float64 M x N: the output's copy, poisoned again after each check
-    vectors: int = 4
-
-    @classmethod
-    def build(cls, a32: Any, b32: Any, factor: float) -> ProductCheck:
-        xp = _array_module(a32)
-        a, b = a32.astype(xp.float64), b32.astype(xp.float64)
-        k, n = b.shape
-        row_sums = xp.abs(a) @ (xp.abs(b) @ xp.ones(n))
-        # the check's own float64 rounding: far below the kernel's float32 allowance
-        slack = 4 * (k + n) * 2.0**-53 * row_sums
-        scratch = xp.full((a.shape[0], n), np.nan)
-        return cls(a, b, error_bound(row_sums, k, factor) + slack, scratch)
-
-    def wrong_rows(self, output: Any) -> int:
-        xp = _array_module(output)
-        signs = np.random.default_rng().choice([-1.0, 1.0], size=(output.shape[1], self.vectors))
-        v = xp.asarray(signs)
-        self.scratch[...] = output
-        got = self.scratch @ v
-        self.scratch.fill(np.nan)  # no copy of this output outlives the check
-        want = self.a @ (self.b @ v)
-        with np.errstate(invalid="ignore"):
-            good = (xp.abs(got - want) <= self.row_bound[:, None]).all(axis=1)  # NaN: False
-        return int(good.size - int(xp.count_nonzero(good)))
+    def describe(self) -> str:
+        return describe(self.verdict, self.elements)
 
 
 @dataclass
@@ -93,7 +53,7 @@ class TimingSession:
     """Everything a round needs; shared with pytest through a plugin fixture."""
 
     kernels: dict[str, TimedKernel]
-    check: ProductCheck
+    check: LaunchCheck
     flush_buffer: Any  # cupy uint8, 2 x L2
     rounds: int
     order: list[tuple[int, str]] = field(default_factory=list)
@@ -103,23 +63,23 @@ class TimingSession:
     flushes: int = 0
 
     def before_round(self, label: str) -> None:
-        """Outside the timed region: poison the output, flush the L2."""
+        """Outside the timed region: fresh inputs, the output poisoned, the L2 flushed."""
         kernel = self.kernels[label]
+        self.check.renew()
         kernel.output.view("uint32").fill(int(POISON_BITS))
         self.flushes += 1
         self.flush_buffer.fill(self.flushes % 251)
 
     def after_round(self, label: str) -> None:
         """Outside the timed region: the launch must have produced the right C, every time; then
-        the output is poisoned at once, so that no other kernel's launch finds a finished C (the
-        baseline's, on the same inputs) in device memory."""
+        the output is poisoned at once."""
         number = self.launches.get(label, 0) + 1
         self.launches[label] = number
         output = self.kernels[label].output
-        wrong = self.check.wrong_rows(output)
+        verdict = self.check.verdict(output)
         output.view("uint32").fill(int(POISON_BITS))
-        if wrong:
-            self.bad.append(BadLaunch(label, number, wrong))
+        if not verdict.ok:
+            self.bad.append(BadLaunch(label, number, verdict, int(output.size)))
 
     def measure(self, benchmark: Any, block: int, label: str) -> None:
         benchmark.group = label
@@ -132,15 +92,6 @@ class TimingSession:
             warmup_rounds=1 if block == 0 else 0,
         )
         self.samples.setdefault(label, []).append(list(benchmark.stats.stats.data))
-
-
-def _array_module(array: Any) -> Any:
-    """NumPy or CuPy, whichever holds `array` (CuPy only where a GPU is in use)."""
-    if isinstance(array, np.ndarray):
-        return np
-    import cupy
-
-    return cupy
 
 
 class _Plugin:
@@ -282,10 +233,6 @@ class SmClock:
             self._process.kill()
             return "?"
         return out.strip() or "?"
-
-
-def error_bound(magnitude: Any, k: int, factor: float) -> Any:
-    return factor * k * UNIT_ROUNDOFF * magnitude
 
 
 def merge_json(files: list[Path], target: Path, machine: dict[str, str]) -> None:

@@ -295,3 +295,24 @@ def test_a_build_error_outside_the_students_file_is_not_quoted() -> None:
     only_outside = "/etc/hostname:1:1: error: 'secret-host-name' does not name a type\n"
     message = _build_error(only_outside, "kernel.cu")
     assert "secret" not in message and message.startswith("g++ failed outside your file")
+
+
+def test_a_kernel_that_floods_its_output_is_stopped_at_the_file_size_limit(
+    small_ex1: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("grader.sandbox.FILE_BYTES", 8 * 1024 * 1024)
+    flood = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    for (int i = 0; i < 100000; ++i) printf("%d: a line of output that nobody will read\\n", i);
+#ifndef __CUDACC_RTC__
+    static char line[4096];
+    for (int i = 0; i < 4095; ++i) line[i] = 'x';
+    for (int i = 0; i < 1 << 20; ++i) std::fputs(line, stderr);  // 4 GB, far over the limit
+#endif
+}
+"""
+    report = grade(small_ex1, KernelSource(flood, "kernel.cu"), seed=1, backend="cpu")
+    first = report.checks[1]
+    assert first.status == "failed"
+    assert "SIGXFSZ" in first.message, first.message
+    assert len(first.message) < 1000

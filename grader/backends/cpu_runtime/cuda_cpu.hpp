@@ -501,6 +501,10 @@ inline float __saturatef(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : 
 inline int __float2int_rn(float a) { return static_cast<int>(std::nearbyint(a)); }
 inline int __float_as_int(float a) { int i; std::memcpy(&i, &a, 4); return i; }
 inline float __int_as_float(int i) { float a; std::memcpy(&a, &i, 4); return a; }
+inline unsigned __float_as_uint(float a) { unsigned i; std::memcpy(&i, &a, 4); return i; }
+inline float __uint_as_float(unsigned i) { float a; std::memcpy(&a, &i, 4); return a; }
+inline long long __double_as_longlong(double a) { long long i; std::memcpy(&i, &a, 8); return i; }
+inline double __longlong_as_double(long long i) { double a; std::memcpy(&a, &i, 8); return a; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
 inline int __ffs(int x) { return __builtin_ffs(x); }

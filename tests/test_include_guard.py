@@ -1,0 +1,108 @@
+"""Differential test of the #include guard against the real compilers.
+
+Whatever the source, if NVRTC or g++ (the CPU backend's compiler) would read a file named in it,
+the grader must refuse the source before they see it. Sources are an include surrounded by the
+pieces that have hidden directives from simpler scans (digit separators, quotes, comments across
+lines, splices, odd line endings, digraphs, raw strings); each is given to the compilers exactly
+as the grader gives it (`KernelSource.text`), naming a file that prints a marker when read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grader.compiler import nvrtc_options
+from grader.source import KernelSource, find_refusals
+
+MARKER = "FILE_WAS_READ"
+NOISE = [
+    "\n", "\\\n", "\\ \n", "\r", "\r\n", "/*", "*/", "//", '"', "'", "\\", "1'0", "x", 'R"(',
+    ')"', "??/",
+]  # fmt: skip
+DIRECTIVES = st.tuples(
+    st.lists(st.sampled_from(NOISE), max_size=5),
+    st.sampled_from(["#", "%:", "??="]),
+    st.lists(st.sampled_from([" ", "\t", "/**/", "/*\n*/", "\\\n", "\\ \n"]), max_size=2),
+    st.sampled_from(["include", "include_next", "import", "embed"]),
+    st.lists(st.sampled_from(NOISE), max_size=3),
+)
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("host") / "secret.h"
+    path.write_text(f"#error {MARKER}\n")
+    return path
+
+
+def _nvrtc_reads(text: str) -> bool:
+    from cupy.cuda import nvrtc
+
+    program = nvrtc.createProgram(text, "kernel.cu", [], [])
+    try:
+        with contextlib.suppress(nvrtc.NVRTCError):
+            nvrtc.compileProgram(program, nvrtc_options("sm_90", {}))
+        return MARKER in nvrtc.getProgramLog(program)
+    finally:
+        nvrtc.destroyProgram(program)
+
+
+def _gcc_reads(text: str, work: Path) -> bool:
+    source = work / "kernel.cu"
+    source.write_text(text, newline="")
+    done = subprocess.run(
+        ["g++", "-std=gnu++17", "-E", "-x", "c++", str(source)],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+        timeout=30,
+    )
+    return MARKER in done.stdout + done.stderr
+
+
+def _source(parts: tuple[list[str], str, list[str], str, list[str]], target: Path) -> KernelSource:
+    before, hash_sign, gap, name, after = parts
+    text = "".join(before) + hash_sign + "".join(gap) + name + f' "{target}"' + "".join(after)
+    return KernelSource(text, "kernel.cu")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int x = 1'0; const char *s = \"'/*\";\n#include TARGET\n// */\n",
+        "# /* a comment\n spanning lines */ include TARGET\n",
+        "int y; \\ \n#include TARGET\n",
+        "int z; // c\r#include TARGET\n",
+        "??=include TARGET\n",
+        "%:include TARGET\n",
+    ],
+)
+def test_known_tricks_never_reach_a_compiler(text: str, target: Path, tmp_path: Path) -> None:
+    source = KernelSource(text.replace("TARGET", f'"{target}"'), "kernel.cu")
+    if not find_refusals(source):
+        assert not _nvrtc_reads(source.text)
+        if shutil.which("g++"):
+            assert not _gcc_reads(source.text, tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ (the CPU backend's compiler)")
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(parts=DIRECTIVES)
+def test_whatever_a_compiler_would_read_is_refused(
+    parts: tuple[list[str], str, list[str], str, list[str]], target: Path, tmp_path: Path
+) -> None:
+    source = _source(parts, target)
+    if find_refusals(source):
+        return
+    assert not _gcc_reads(source.text, tmp_path), repr(source.text)
+    assert not _nvrtc_reads(source.text), repr(source.text)
