@@ -92,13 +92,47 @@ def test_the_performance_check_times_against_the_baseline_and_keeps_the_json(
     assert names[0] == "test_gemm[0-baseline]" and names[1] == "test_gemm[0-student]"
 
 
-@pytest.mark.parametrize("variant", ["work_first_launches", "skip_large"])
-def test_kernels_that_skip_work_when_timed_fail_the_performance_check(variant: str) -> None:
+@pytest.mark.parametrize(
+    ("variant", "words"),
+    [
+        ("work_first_launches", "elements of C wrong"),
+        ("skip_large", "elements of C wrong"),
+        ("keeps_result", "elements of C wrong"),
+        ("skip_some_terms_when_large", "elements of C wrong"),
+        ("tf32_when_large", "less accurate than float32"),
+    ],
+)
+def test_kernels_that_cut_corners_when_timed_fail_the_performance_check(
+    variant: str, words: str
+) -> None:
     exercise = COURSE.find("ex4")
     report = grade(exercise, read_source(exercise.solution_directory / f"wrong/{variant}.cu"))
     timing = report.checks[-1]
     assert timing.status == "failed"
-    assert "timed launches" in timing.message and "wrong" in timing.message
+    assert "timed launches" in timing.message and words in timing.message, timing.message
+
+
+def test_the_device_comparison_agrees_with_the_host_one() -> None:
+    import cupy as cp
+    import numpy as np
+
+    from grader.checks.launch_check import LaunchCheck
+
+    rng = np.random.default_rng(3)
+    host_a = rng.uniform(-1, 1, (300, 700)).astype(np.float32)
+    host_b = rng.uniform(-1, 1, (700, 500)).astype(np.float32)
+    right = host_a @ host_b
+    off = right.copy()
+    off[7, 9] += 0.5
+    off[100, 3] = np.nan
+    arch = f"sm_{cp.cuda.Device().compute_capability}"
+    device = LaunchCheck(cp.asarray(host_a), cp.asarray(host_b), lambda s: None, 2.0, arch)
+    host = LaunchCheck(host_a, host_b, lambda s: None, 2.0)
+    for output in (right, off):
+        on_gpu, on_cpu = device.verdict(cp.asarray(output)), host.verdict(output)
+        assert on_gpu.wrong == on_cpu.wrong
+        assert on_gpu.relative_error == pytest.approx(on_cpu.relative_error, rel=1e-6)
+    assert device.verdict(cp.asarray(off)).wrong == 2
 
 
 def test_a_correct_but_slow_kernel_fails_with_its_figures() -> None:

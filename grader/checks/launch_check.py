@@ -19,13 +19,19 @@ Why two tests:
    2048), while inputs rounded to TF32 give about 100 sqrt(K) u at K = 2048 (the same
    simulation): a limit of 4 is 13 times above float32's worst and 25 times below TF32. The
    output has millions of elements, so this average does not fluctuate.
+
+On the GPU the comparison is two small kernels of the grader's own (`launch_compare.cu`,
+compiled and cached like a student's) around two DGEMMs: CuPy's generic element-wise operations
+cost about half a second of first-use set-up in every grading process (measured on the H200),
+as much as the rest of the timing stage.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +39,7 @@ import numpy as np
 from grader.checks.tolerance import ABSOLUTE_FLOOR, UNIT_ROUNDOFF
 
 PRECISION_FACTOR = 4.0
+_DEVICE_SOURCE = Path(__file__).with_name("launch_compare.cu")
 
 
 @dataclass(frozen=True)
@@ -65,27 +72,87 @@ class LaunchCheck:
     factor: float
     """The elementwise bound's factor (the spec's tolerance)."""
 
+    arch: str | None = None
+    """Where the arrays are CuPy's: the GPU architecture to build the comparison kernels for."""
+    _device: _DeviceComparison | None = field(default=None, init=False, repr=False)
+
     def renew(self) -> None:
         """New inputs, in place: before every timed launch, outside the timed region."""
         self.a[...] = self.draw(self.a.shape)
         self.b[...] = self.draw(self.b.shape)
 
     def verdict(self, output: Any) -> LaunchVerdict:
-        xp = _array_module(output)
-        a, b = self.a.astype(xp.float64), self.b.astype(xp.float64)
-        k = a.shape[1]
-        reference = a @ b
-        bound = self.factor * k * UNIT_ROUNDOFF * (xp.abs(a) @ xp.abs(b)) + k * ABSOLUTE_FLOOR
-        difference = output.astype(xp.float64) - reference
-        with np.errstate(invalid="ignore"):
-            good = xp.abs(difference) <= bound  # NaN compares False
-        wrong = int(good.size - int(xp.count_nonzero(good)))
-        if wrong and not bool(xp.isfinite(difference).all()):
-            relative = math.inf
+        k = self.a.shape[1]
+        scale = self.factor * k * UNIT_ROUNDOFF
+        if isinstance(output, np.ndarray):
+            bad, d2, r2 = _host_comparison(self.a, self.b, output, scale, k * ABSOLUTE_FLOOR)
         else:
-            relative = float(xp.linalg.norm(difference) / xp.linalg.norm(reference))
+            if self._device is None:
+                assert self.arch is not None, "a LaunchCheck on the GPU needs its arch"
+                self._device = _DeviceComparison(self.a, self.b, self.arch)
+            bad, d2, r2 = self._device.compare(output, scale, k * ABSOLUTE_FLOOR)
+        relative = math.sqrt(d2 / r2) if math.isfinite(d2) and r2 > 0 else math.inf
         limit = PRECISION_FACTOR * math.sqrt(k) * UNIT_ROUNDOFF
-        return LaunchVerdict(wrong, relative, limit)
+        return LaunchVerdict(bad, relative, limit)
+
+
+def _host_comparison(
+    a32: Any, b32: Any, output: Any, scale: float, floor: float
+) -> tuple[int, float, float]:
+    """Elements outside the bound, sum of squared errors, sum of squared reference (NumPy)."""
+    a, b = a32.astype(np.float64), b32.astype(np.float64)
+    reference = a @ b
+    bound = scale * (np.abs(a) @ np.abs(b)) + floor
+    difference = output.astype(np.float64) - reference
+    with np.errstate(invalid="ignore", over="ignore"):
+        bad = int(np.count_nonzero(~(np.abs(difference) <= bound)))  # NaN counts as bad
+        return bad, float(np.sum(difference * difference)), float(np.sum(reference * reference))
+
+
+class _DeviceComparison:
+    """The same comparison on the GPU: the inputs widened to float64 (and their magnitudes) by
+    one kernel, A B and |A| |B| by DGEMM, then one pass over the output."""
+
+    def __init__(self, a: Any, b: Any, arch: str) -> None:
+        import cupy as cp
+
+        from grader.compiler import CompileFailure, compile_kernel
+        from grader.source import KernelSource
+
+        source = KernelSource(_DEVICE_SOURCE.read_text(), _DEVICE_SOURCE.name)
+        compiled = compile_kernel(source, "compare_output", {}, arch)
+        if isinstance(compiled, CompileFailure):
+            raise RuntimeError(f"the grader's comparison kernel: {compiled.message}")
+        module = cp.RawModule(path=str(compiled.cubin_path))
+        self._widen = module.get_function("widen")
+        self._compare = module.get_function("compare_output")
+        self._a, self._b = a, b
+        m, k = a.shape
+        n = b.shape[1]
+        self._wide = [
+            cp.empty(shape, dtype=cp.float64) for shape in ((m, k), (m, k), (k, n), (k, n))
+        ]
+        self._reference = cp.empty((m, n), dtype=cp.float64)
+        self._magnitude = cp.empty((m, n), dtype=cp.float64)
+        self._bad = cp.zeros(1, dtype=cp.uint64)
+        self._sums = cp.zeros(2, dtype=cp.float64)
+        self._cp = cp
+
+    def compare(self, output: Any, scale: float, floor: float) -> tuple[int, float, float]:
+        cp = self._cp
+        a, abs_a, b, abs_b = self._wide
+        for narrow, wide, magnitude in ((self._a, a, abs_a), (self._b, b, abs_b)):
+            self._widen((264,), (256,), (narrow, wide, magnitude, np.int64(narrow.size)))
+        cp.matmul(a, b, out=self._reference)
+        cp.matmul(abs_a, abs_b, out=self._magnitude)
+        self._bad.fill(0)
+        self._sums.fill(0)
+        args = (output, self._reference, self._magnitude, np.int64(output.size))
+        self._compare(
+            (264,), (256,), (*args, np.float64(scale), np.float64(floor), self._bad, self._sums)
+        )
+        d2, r2 = (float(x) for x in self._sums.get())
+        return int(self._bad.get()[0]), d2, r2
 
 
 def describe(verdict: LaunchVerdict, elements: int) -> str:

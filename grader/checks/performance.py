@@ -101,7 +101,7 @@ def timed_inputs(backend: GpuBackend, shape: Shape, seed: int, factor: float) ->
     a = draw((shape.m, shape.k))
     b = draw((shape.k, shape.n))
     flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
-    return TimedInputs(shape, LaunchCheck(a, b, draw, factor), flush)
+    return TimedInputs(shape, LaunchCheck(a, b, draw, factor, backend.arch), flush)
 
 
 def _cublas_seconds(cp: Any, a: Any, b: Any, flush: Any, rounds: int = 10) -> float:
