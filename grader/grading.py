@@ -5,8 +5,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from grader.bounded_read import read_bounded
 from grader.checks.diagnosis import cross_case_hints
 from grader.course import Exercise
+from grader.errors import GraderError
 from grader.isolation import run_isolated
 from grader.pipeline import Job, correctness_cases, plan
 from grader.results import Report
@@ -31,13 +33,11 @@ def _read_answers(exercise: Exercise, path: Path | None) -> tuple[str | None, st
     if exercise.spec.answers is None or path is None:
         return None, ""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_ANSWERS_BYTES, path.name)
     except FileNotFoundError:
         return None, ""
-    except OSError as exc:
-        return None, f"{path.name}: cannot read: {exc.strerror}"
-    if len(raw) > MAX_ANSWERS_BYTES:
-        return None, f"{path.name}: {len(raw)} bytes, over the limit of {MAX_ANSWERS_BYTES}"
+    except GraderError as exc:
+        return None, str(exc)
     try:
         return raw.decode("utf-8"), ""
     except UnicodeDecodeError as exc:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
+from grader.bounded_read import read_bounded
 from grader.errors import GraderError
 from grader.source import MAX_SOURCE_BYTES, KernelSource
 
@@ -20,11 +21,9 @@ def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
     import nbformat
 
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise GraderError(f"{path}: cannot read: {exc.strerror}") from None
-    if len(raw) > 16 * MAX_SOURCE_BYTES:
-        raise GraderError(f"{path}: {len(raw)} bytes, too large for a notebook")
+        raw = read_bounded(path, 16 * MAX_SOURCE_BYTES)
+    except FileNotFoundError:
+        raise GraderError(f"{path}: file not found") from None
     try:
         notebook: Any = cast(Any, nbformat).reads(raw.decode("utf-8"), as_version=4)
     except UnicodeDecodeError:

@@ -41,6 +41,12 @@ def available() -> str | None:
     return path
 
 
+def clean_env() -> dict[str, str]:
+    """The environment native student code (and its build) gets: a search path and a locale,
+    none of the grader's own variables (an instructor's secret, tokens, paths)."""
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
+
+
 def required() -> bool:
     return os.environ.get(SANDBOX_ENV) == "required"
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.bounded_read import read_bounded
 from grader.errors import GraderError
 from grader.lexing import Token, blank_comments_and_literals, canonical, tokens
 
@@ -49,17 +50,9 @@ def read_source(path: Path) -> KernelSource:
     """Read a kernel file. A missing file is a usage error; unreadable content is a GraderError too,
     naming the file, since nothing can be graded from it."""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_SOURCE_BYTES)
     except FileNotFoundError:
         raise GraderError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise GraderError(f"{path}: is a directory, expected a .cu file") from None
-    except OSError as exc:
-        raise GraderError(f"{path}: cannot read: {exc.strerror}") from None
-    if len(raw) > MAX_SOURCE_BYTES:
-        raise GraderError(
-            f"{path}: {len(raw)} bytes, over the limit of {MAX_SOURCE_BYTES} for a kernel"
-        )
     if b"\0" in raw:
         raise GraderError(f"{path}: binary file (contains NUL bytes), expected CUDA source text")
     try:

@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from grader.errors import GraderError
-from grader.source import KernelSource, find_global_functions, find_refusals, read_source
+from grader.source import (
+    MAX_SOURCE_BYTES,
+    KernelSource,
+    find_global_functions,
+    find_refusals,
+    read_source,
+)
 
 
 def _src(text: str) -> KernelSource:
@@ -84,3 +91,20 @@ def test_read_source_rejects_binary_and_non_utf8(tmp_path: Path) -> None:
         read_source(latin)
     with pytest.raises(GraderError, match="file not found"):
         read_source(tmp_path / "missing.cu")
+
+
+def test_read_source_refuses_what_is_not_a_regular_file_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "pipe.cu"
+    os.mkfifo(fifo)  # reading it would block the grader forever
+    with pytest.raises(GraderError, match=r"pipe\.cu: not a regular file"):
+        read_source(fifo)
+    with pytest.raises(GraderError, match="/dev/zero: not a regular file"):
+        read_source(Path("/dev/zero"))  # reading it would fill the grader's memory
+    with pytest.raises(GraderError, match="is a directory"):
+        read_source(tmp_path)
+    huge = tmp_path / "huge.cu"
+    huge.write_bytes(b"x" * (MAX_SOURCE_BYTES + 1))
+    with pytest.raises(GraderError, match="over the limit of 262,144 bytes"):
+        read_source(huge)

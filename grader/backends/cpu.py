@@ -33,10 +33,12 @@ HARNESS = RUNTIME_DIR / "harness_main.hpp"
 CHECKED_LIMIT = 1 << 21
 _ORDERS = ("ascending", "descending", "shuffled")
 _BUILD_TIMEOUT_S = 120
+_BUILD_FORMAT = "2: built in the sandbox"
+"""Part of every cached program's key: raise it when how programs are built changes."""
 
 # Constructs the emulator cannot run faithfully: refused with their line, never mis-run.
 _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(asm|__asm__)\b"), "inline PTX (asm)"),
+    (re.compile(r"\b(asm|__asm__|__asm)\b"), "inline PTX (asm)"),
     (
         re.compile(r"\bcooperative_groups\b|\bcg::|\bthis_grid\b|\bthis_thread_block\b"),
         "cooperative groups",
@@ -217,7 +219,14 @@ class CpuBackend:
         defines = [f"-D{k}={v}" for k, v in sorted(self._defines.items())]
         command = ["g++", *_flags(checked), *defines, f"-DGG_KERNEL={self._kernel_name}"]
         material = "\n".join(
-            [unit, HEADER.read_text(), HARNESS.read_text(), " ".join(command), check_toolchain()]
+            [
+                _BUILD_FORMAT,
+                unit,
+                HEADER.read_text(),
+                HARNESS.read_text(),
+                " ".join(command),
+                check_toolchain(),
+            ]
         )
         key = hashlib.sha256(material.encode()).hexdigest()[:32]
         path = cache_dir() / "cpu" / f"{key}{'-checked' if checked else ''}"
@@ -227,12 +236,25 @@ class CpuBackend:
                 unit_path = Path(work) / "unit.cpp"
                 unit_path.write_text(unit)
                 output = Path(work) / "program"
+                # The build runs in the sandbox too: g++ and its assembler read files named in
+                # the source (an `.incbin` in asm spelled through a macro, say), and what they
+                # read ends up in the program.
+                try:
+                    build = sandbox.wrap(
+                        [*command, str(unit_path), "-o", str(output), "-lboost_context"],
+                        Path(work),
+                        [RUNTIME_DIR],
+                    )
+                except GraderError as exc:
+                    raise UnsupportedKernelError(str(exc)) from None
                 done = subprocess.run(
-                    [*command, str(unit_path), "-o", str(output), "-lboost_context"],
+                    build,
                     capture_output=True,
                     text=True,
+                    errors="replace",
                     timeout=_BUILD_TIMEOUT_S,
                     check=False,
+                    env=sandbox.clean_env(),
                 )
                 if done.returncode != 0:
                     raise UnsupportedKernelError(
@@ -277,7 +299,7 @@ class CpuBackend:
                 self._launches,
                 int(checked),
             ]
-            env = dict(os.environ)
+            env = sandbox.clean_env()  # none of the grader's environment (secrets, tokens)
             env["ASAN_OPTIONS"] = (
                 "detect_leaks=0:abort_on_error=0:exitcode=71:detect_stack_use_after_return=0:"
                 f"hard_rss_limit_mb={sandbox.rss_limit_mb()}:"

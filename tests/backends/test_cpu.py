@@ -230,7 +230,12 @@ def test_a_kernel_that_loops_forever_is_stopped(small_ex1: Exercise, tmp_path: P
     assert "time limit" in report.checks[1].message
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+needs_sandbox = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed"
+)
+
+
+@needs_sandbox
 def test_native_code_cannot_see_the_solutions_or_write_outside_its_directory(
     tmp_path: Path,
 ) -> None:
@@ -256,6 +261,49 @@ __global__ void matmul_tiled_2x2(const float *A, const float *B, float *C, int M
     tiny = report.checks[1]
     assert "never written" in tiny.message, tiny.message
     assert not outside.exists()
+
+
+@needs_sandbox
+def test_the_build_cannot_read_host_files_through_the_assembler(
+    small_ex1: Exercise, tmp_path: Path
+) -> None:
+    # Found by probing: `asm` spelled through a macro escapes the scan for inline asm, and the
+    # assembler's .incbin copied any file into the program, which printed it in its verdict.
+    host_file = tmp_path / "host-secret.txt"
+    host_file.write_text("MARKER-not-for-students\n")
+    probe = f"""
+#define GLUE(a, b) a##b
+#ifndef __CUDACC_RTC__
+GLUE(as, m)(".section .rodata\\n.global leaked\\nleaked: .incbin \\"{host_file}\\"\\n.byte 0");
+extern "C" const char leaked[];
+#endif
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {{
+#ifndef __CUDACC_RTC__
+    std::fputs(leaked, stderr);
+    std::exit(3);
+#endif
+}}
+"""
+    report = grade(small_ex1, KernelSource(probe, "kernel.cu"), seed=1, backend="cpu")
+    assert report.checks[1].status in ("failed", "error")
+    assert all("MARKER" not in check.message for check in report.checks)
+
+
+def test_native_code_sees_none_of_the_graders_environment(
+    small_ex1: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADER_SECRET", "MARKER-instructor-secret")
+    probe = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+#ifndef __CUDACC_RTC__
+    const char *secret = std::getenv("GRADER_SECRET");
+    if (secret) { std::fputs(secret, stderr); std::exit(3); }
+    std::exit(4);
+#endif
+}
+"""
+    report = grade(small_ex1, KernelSource(probe, "kernel.cu"), seed=1, backend="cpu")
+    assert "exited with code 4" in report.checks[1].message, report.checks[1].message
 
 
 def test_a_kernel_that_fills_memory_is_stopped_with_a_message(
