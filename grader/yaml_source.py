@@ -78,5 +78,29 @@ def read_yaml(path: Path) -> YamlDocument:
         raise GraderError(f"{path}: not valid YAML: {first}") from None
     lines: dict[Loc, int] = {}
     if node is not None:
+        alias = _first_alias(node)
+        if alias is not None:
+            raise GraderError(
+                f"{path}:{alias.start_mark.line + 1}: YAML anchors and aliases (&name, *name) "
+                "are not allowed here: write each value out"
+            )
         _record_lines(node, (), lines)
     return YamlDocument(path=path, data=data, lines=lines)
+
+
+def _first_alias(root: yaml.Node) -> yaml.Node | None:
+    """A node reached a second time (an alias), found in one pass over the node graph: nested
+    aliases ("a billion laughs") make a small file stand for an exponentially large document,
+    which validating or walking it would take forever to visit."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None

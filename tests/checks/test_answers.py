@@ -123,3 +123,13 @@ def test_a_missing_answers_file_says_what_to_do() -> None:
         load_answers(None, "answers.yaml", TileSweepAnswers), H200, SPEC.answers, SPEC.sweep.values
     )
     assert "answers.yaml not found next to the kernel" in out[0].message
+
+
+def test_an_alias_bomb_is_refused_in_one_line_at_once() -> None:
+    # nine levels of nine aliases: 9^9 values for anything that walks the document
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
+    lines.append("fastest_tile_size: *l9")
+    result = load_answers("\n".join(lines), "answers.yaml", TileSweepAnswers)
+    assert isinstance(result, str)
+    assert result.startswith("answers.yaml:") and "aliases" in result and "\n" not in result
