@@ -178,6 +178,8 @@ def _timeout_message(check: PlannedCheck, limit: float) -> str:
             f"the compiler did not finish within the time limit of {limit:.3g} s and was "
             "stopped: macros or loops that expand without end?"
         )
+    if check.kind not in ("correctness", "performance"):
+        return f"did not finish within the time limit of {limit:.3g} s and was stopped"
     return (
         f"did not finish within the time limit of {limit:.3g} s and was stopped: an endless "
         "loop, or a __syncthreads() that some threads never reach?"
