@@ -100,6 +100,7 @@ def test_the_performance_check_times_against_the_baseline_and_keeps_the_json(
         ("keeps_result", "elements of C wrong"),
         ("skip_some_terms_when_large", "elements of C wrong"),
         ("tf32_when_large", "less accurate than float32"),
+        ("zeroes_inputs_when_large", "wrote into its inputs"),
     ],
 )
 def test_kernels_that_cut_corners_when_timed_fail_the_performance_check(
@@ -133,6 +134,10 @@ def test_the_device_comparison_agrees_with_the_host_one() -> None:
         assert on_gpu.wrong == on_cpu.wrong
         assert on_gpu.relative_error == pytest.approx(on_cpu.relative_error, rel=1e-6)
     assert device.verdict(cp.asarray(off)).wrong == 2
+    device.a[0, 0] += 1.0  # as a kernel that writes into its inputs
+    host.a[0, 0] += 1.0
+    assert device.verdict(cp.asarray(right)).inputs_changed == 1
+    assert host.verdict(right).inputs_changed == 1
 
 
 def test_a_correct_but_slow_kernel_fails_with_its_figures() -> None:

@@ -8,6 +8,11 @@ region, the inputs are new to the kernel every time: a result kept from an earli
 worthless, and the answer to this launch's inputs does not exist anywhere while it runs (the
 reference is computed after the launch, from inputs nobody could know before).
 
+The reference is computed from the check's own copies of the inputs, never from the buffers the
+kernel was given: a kernel may cast away `const` and overwrite A and B (zeros, say, to match a C
+of zeros). The kernel's buffers are compared with those copies after every launch too: a kernel
+that writes into its inputs fails.
+
 Why two tests:
 1. element by element, the bound of `checks/tolerance.py` (proven for every correct kernel,
    whatever its order of summation): it catches unwritten elements, wrong rows, skipped terms;
@@ -52,10 +57,16 @@ class LaunchVerdict:
     """||C - AB||_F / ||AB||_F (infinite when an element is not finite)."""
     precision_limit: float
     """The largest relative error float32 arithmetic gives at this K."""
+    inputs_changed: int = 0
+    """Elements of A and B the kernel overwrote."""
 
     @property
     def ok(self) -> bool:
-        return self.wrong == 0 and self.relative_error <= self.precision_limit
+        return (
+            self.wrong == 0
+            and self.inputs_changed == 0
+            and self.relative_error <= self.precision_limit
+        )
 
 
 @dataclass
@@ -74,46 +85,57 @@ class LaunchCheck:
 
     arch: str | None = None
     """Where the arrays are CuPy's: the GPU architecture to build the comparison kernels for."""
+    _pristine: tuple[Any, Any] = field(init=False, repr=False)
     _device: _DeviceComparison | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._pristine = (self.a.copy(), self.b.copy())
 
     def renew(self) -> None:
         """New inputs, in place: before every timed launch, outside the timed region."""
-        self.a[...] = self.draw(self.a.shape)
-        self.b[...] = self.draw(self.b.shape)
+        self._pristine = (self.draw(self.a.shape), self.draw(self.b.shape))
+        self.a[...] = self._pristine[0]
+        self.b[...] = self._pristine[1]
 
     def verdict(self, output: Any) -> LaunchVerdict:
         k = self.a.shape[1]
         scale = self.factor * k * UNIT_ROUNDOFF
+        given, pristine = (self.a, self.b), self._pristine
         if isinstance(output, np.ndarray):
-            bad, d2, r2 = _host_comparison(self.a, self.b, output, scale, k * ABSOLUTE_FLOOR)
+            sums = _host_comparison(given, pristine, output, scale, k * ABSOLUTE_FLOOR)
         else:
             if self._device is None:
                 assert self.arch is not None, "a LaunchCheck on the GPU needs its arch"
-                self._device = _DeviceComparison(self.a, self.b, self.arch)
-            bad, d2, r2 = self._device.compare(output, scale, k * ABSOLUTE_FLOOR)
+                self._device = _DeviceComparison(self.a.shape, self.b.shape, self.arch)
+            sums = self._device.compare(given, pristine, output, scale, k * ABSOLUTE_FLOOR)
+        bad, changed, d2, r2 = sums
         relative = math.sqrt(d2 / r2) if math.isfinite(d2) and r2 > 0 else math.inf
         limit = PRECISION_FACTOR * math.sqrt(k) * UNIT_ROUNDOFF
-        return LaunchVerdict(bad, relative, limit)
+        return LaunchVerdict(bad, relative, limit, changed)
 
 
 def _host_comparison(
-    a32: Any, b32: Any, output: Any, scale: float, floor: float
-) -> tuple[int, float, float]:
-    """Elements outside the bound, sum of squared errors, sum of squared reference (NumPy)."""
-    a, b = a32.astype(np.float64), b32.astype(np.float64)
+    given: tuple[Any, Any], pristine: tuple[Any, Any], output: Any, scale: float, floor: float
+) -> tuple[int, int, float, float]:
+    """Elements outside the bound, input elements overwritten, sum of squared errors, sum of
+    squared reference (NumPy)."""
+    changed = sum(int(np.count_nonzero(g != p)) for g, p in zip(given, pristine, strict=True))
+    a, b = (x.astype(np.float64) for x in pristine)
     reference = a @ b
     bound = scale * (np.abs(a) @ np.abs(b)) + floor
     difference = output.astype(np.float64) - reference
     with np.errstate(invalid="ignore", over="ignore"):
         bad = int(np.count_nonzero(~(np.abs(difference) <= bound)))  # NaN counts as bad
-        return bad, float(np.sum(difference * difference)), float(np.sum(reference * reference))
+        d2, r2 = float(np.sum(difference * difference)), float(np.sum(reference * reference))
+    return bad, changed, d2, r2
 
 
 class _DeviceComparison:
-    """The same comparison on the GPU: the inputs widened to float64 (and their magnitudes) by
-    one kernel, A B and |A| |B| by DGEMM, then one pass over the output."""
+    """The same comparison on the GPU: the check's copies of the inputs widened to float64 (and
+    their magnitudes) by one kernel, which also counts where the kernel's buffers differ from
+    them; A B and |A| |B| by DGEMM; then one pass over the output."""
 
-    def __init__(self, a: Any, b: Any, arch: str) -> None:
+    def __init__(self, a_shape: tuple[int, int], b_shape: tuple[int, int], arch: str) -> None:
         import cupy as cp
 
         from grader.compiler import CompileFailure, compile_kernel
@@ -126,37 +148,52 @@ class _DeviceComparison:
         module = cp.RawModule(path=str(compiled.cubin_path))
         self._widen = module.get_function("widen")
         self._compare = module.get_function("compare_output")
-        self._a, self._b = a, b
-        m, k = a.shape
-        n = b.shape[1]
+        m, k = a_shape
+        n = b_shape[1]
         self._wide = [
             cp.empty(shape, dtype=cp.float64) for shape in ((m, k), (m, k), (k, n), (k, n))
         ]
         self._reference = cp.empty((m, n), dtype=cp.float64)
         self._magnitude = cp.empty((m, n), dtype=cp.float64)
-        self._bad = cp.zeros(1, dtype=cp.uint64)
+        self._counts = cp.zeros(2, dtype=cp.uint64)
         self._sums = cp.zeros(2, dtype=cp.float64)
         self._cp = cp
 
-    def compare(self, output: Any, scale: float, floor: float) -> tuple[int, float, float]:
+    def compare(
+        self,
+        given: tuple[Any, Any],
+        pristine: tuple[Any, Any],
+        output: Any,
+        scale: float,
+        floor: float,
+    ) -> tuple[int, int, float, float]:
         cp = self._cp
         a, abs_a, b, abs_b = self._wide
-        for narrow, wide, magnitude in ((self._a, a, abs_a), (self._b, b, abs_b)):
-            self._widen((264,), (256,), (narrow, wide, magnitude, np.int64(narrow.size)))
+        self._counts.fill(0)
+        self._sums.fill(0)
+        changed = self._counts[1:]
+        for kernels, copy, wide, magnitude in zip(
+            given, pristine, (a, b), (abs_a, abs_b), strict=True
+        ):
+            widening = (copy, kernels, wide, magnitude, np.int64(copy.size), changed)
+            self._widen((264,), (256,), widening)
         cp.matmul(a, b, out=self._reference)
         cp.matmul(abs_a, abs_b, out=self._magnitude)
-        self._bad.fill(0)
-        self._sums.fill(0)
-        args = (output, self._reference, self._magnitude, np.int64(output.size))
-        self._compare(
-            (264,), (256,), (*args, np.float64(scale), np.float64(floor), self._bad, self._sums)
-        )
+        comparing = (output, self._reference, self._magnitude, np.int64(output.size))
+        bounds = (np.float64(scale), np.float64(floor), self._counts, self._sums)
+        self._compare((264,), (256,), (*comparing, *bounds))
+        bad, inputs_changed = (int(x) for x in self._counts.get())
         d2, r2 = (float(x) for x in self._sums.get())
-        return int(self._bad.get()[0]), d2, r2
+        return bad, inputs_changed, d2, r2
 
 
 def describe(verdict: LaunchVerdict, elements: int) -> str:
     """What was wrong with a launch's output, in words."""
+    if verdict.inputs_changed:
+        return (
+            f"the kernel wrote into its inputs ({verdict.inputs_changed:,} elements of A and B "
+            "changed): A and B are read-only"
+        )
     if verdict.wrong:
         return f"{verdict.wrong:,} of {elements:,} elements of C wrong"
     return (

@@ -97,6 +97,19 @@ def test_every_timed_launch_is_verified(tmp_path: Path) -> None:
     assert not [b for b in timing.bad if b.label == "baseline"]
 
 
+def test_a_kernel_that_overwrites_its_inputs_cannot_fake_the_reference(tmp_path: Path) -> None:
+    # zeros in A, B and C agree with each other: the reference comes from the check's own copies
+    def zero_everything(a: np.ndarray, b: np.ndarray, out: np.ndarray, _: int) -> None:
+        a[...], b[...], out[...] = 0.0, 0.0, 0.0
+
+    timing = interleaved(
+        _session(zero_everything), min_pairs=2, rse_target=0.5, time_cap_s=30, keep=tmp_path
+    )
+    first = next(b for b in timing.bad if b.label == "student")
+    assert first.verdict.inputs_changed == 24 * 16 + 16 * 20
+    assert first.describe().startswith("the kernel wrote into its inputs (704 elements")
+
+
 def test_a_result_kept_from_an_earlier_launch_is_caught(tmp_path: Path) -> None:
     # The inputs are drawn afresh before every launch: a C computed once and copied out on
     # later launches (fast, and right were the inputs the same) is wrong from the second on.
