@@ -28,7 +28,7 @@ case "${1:-part1}" in
       echo "== grader check ex2 (solution)"; grader check ex2 --file solutions/ex2-tile-sweep/kernel.cu --seed 5; echo "exit $?"
       echo "== grader check ex4 spin_when_timed"; grader check ex4 --file solutions/ex4-register-tiling/wrong/spin_when_timed.cu --seed 5 | tail -8
       echo "== grader check ex4 misaligned_vector_load"; grader check ex4 --file solutions/ex4-register-tiling/wrong/misaligned_vector_load.cu --seed 5 | tail -12
-      for v in keeps_result tf32_when_large skip_some_terms_when_large work_first_launches; do
+      for v in keeps_result tf32_when_large skip_some_terms_when_large zeroes_inputs_when_large work_first_launches; do
         echo "== grader check ex4 $v"
         grader check ex4 --file "solutions/ex4-register-tiling/wrong/$v.cu" --seed 5 --json \
           | python3 -c "import json,sys; c=json.load(sys.stdin)['checks'][-1]; print(c['status'], c['message'])"
