@@ -3,7 +3,7 @@
 #   bash .device/on-device.sh bash scripts/gpu-verify.sh part1   # GPU tests, validate, ex2, ex3
 #   bash .device/on-device.sh bash scripts/gpu-verify.sh part2   # benchmarks (results committed)
 #   bash .device/on-device.sh bash scripts/gpu-verify.sh all     # both in one call, most needed first
-#     (STUDENTS=60 by default there, to fit 10 minutes; each step's output lands in $OUT at once)
+#     (STUDENTS=40 by default there, to fit 10 minutes; each step's output lands in $OUT at once)
 # Logs go to $OUT (or ./gpu-out): at most a few files, since the device returns 8.
 set -uo pipefail
 out="${OUT:-gpu-out}"
@@ -31,7 +31,7 @@ case "${1:-part1}" in
       done
       echo "== grader check ex4 (solution)"; grader check ex4 --file solutions/ex4-register-tiling/kernel.cu --seed 5; echo "exit $?"
     } > "$out/checks.log" 2>&1
-    python3 benchmarks/batch_throughput.py --students "${STUDENTS:-60}" --jobs 8 --write > "$out/batch.log" 2>&1
+    python3 benchmarks/batch_throughput.py --students "${STUDENTS:-40}" --jobs 8 --write > "$out/batch.log" 2>&1
     cp benchmarks/results/batch_throughput.txt "$out/"
     ;;
   part1)
