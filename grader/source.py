@@ -22,6 +22,13 @@ MAX_SOURCE_BYTES = 256 * 1024
 # lines echoed in the compiler's errors). `%:` (the digraph of `#`) is the same directive.
 _REFUSED_DIRECTIVES = frozenset({"include", "include_next", "import", "embed"})
 _REFUSED_OPERATORS = frozenset({"__has_include", "__has_include_next", "__has_embed"})
+# Names NVRTC and g++ (the CPU backend, see backends/cpu_preprocess.py) define differently even
+# once the CPU build takes NVRTC's view of the file: code conditional on them would be compiled
+# on one backend and not on the other (tests/backends/test_cpu_preprocess.py finds them).
+_DIFFERING_NAMES = re.compile(
+    r"__(?:cpp_\w+|has_\w+|COUNTER__|FILE_NAME__|TIMESTAMP__|STDC_UTF_\w+|STDCPP_\w+|EDG\w*"
+    r"|NVCC\w*|PRAGMA_\w+|CUDACC_VER_\w+)"
+)
 _GLOBAL = re.compile(r"\b__global__\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _ATTRIBUTE_MACROS = frozenset({"__launch_bounds__", "__cluster_dims__", "__maxnreg__"})
@@ -84,6 +91,14 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         elif token.kind == "identifier" and token.text in _REFUSED_OPERATORS:
             refusals.append(
                 Refusal(token.line, f"{token.text} is not allowed: no file can be looked up")
+            )
+        elif token.kind == "identifier" and _DIFFERING_NAMES.fullmatch(token.text):
+            refusals.append(
+                Refusal(
+                    token.line,
+                    f"{token.text} is not allowed: the grader's compilers (NVRTC on a GPU, g++ "
+                    "on the CPU backend) define it differently",
+                )
             )
         elif token.kind == "raw_string":
             refusals.append(

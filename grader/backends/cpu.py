@@ -20,6 +20,7 @@ import numpy as np
 from grader import sandbox
 from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
 from grader.backends.cpu_failures import explain_failure
+from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it
 from grader.compiler import CompiledKernel, cache_dir
 from grader.errors import GraderError
 from grader.lexing import blank_comments_and_literals
@@ -33,7 +34,7 @@ HARNESS = RUNTIME_DIR / "harness_main.hpp"
 CHECKED_LIMIT = 1 << 21
 _ORDERS = ("ascending", "descending", "shuffled")
 _BUILD_TIMEOUT_S = 120
-_BUILD_FORMAT = "2: built in the sandbox"
+_BUILD_FORMAT = "3: built in the sandbox from the file as NVRTC sees it"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 # Constructs the emulator cannot run faithfully: refused with their line, never mis-run.
@@ -211,9 +212,10 @@ class CpuBackend:
         if checked in self._programs:
             return self._programs[checked]
         assert self._source is not None, "prepare() first"
+        student = self._as_nvrtc_sees_it()
         unit = (
-            f'#include "{HEADER}"\n#line 1 "{self._source.display_name}"\n'
-            + translate(self._source)
+            f'#include "{HEADER}"\n'
+            + translate(KernelSource(student, self._source.display_name))
             + f'\n#line 1 "grader-harness"\n#include "{HARNESS}"\n'
         )
         defines = [f"-D{k}={v}" for k, v in sorted(self._defines.items())]
@@ -265,6 +267,24 @@ class CpuBackend:
         program = _Program(path, checked)
         self._programs[checked] = program
         return program
+
+    def _as_nvrtc_sees_it(self) -> str:
+        """The student's file preprocessed with NVRTC's macros (see cpu_preprocess), checked
+        again for constructs the emulator cannot run (a macro may spell `asm`)."""
+        assert self._source is not None
+        with tempfile.TemporaryDirectory() as work:
+            try:
+                text = as_nvrtc_sees_it(self._source, self._defines, Path(work))
+            except PreprocessError as exc:
+                raise UnsupportedKernelError(
+                    "the CPU backend cannot build this kernel: "
+                    f"{_build_error(str(exc), self._source.display_name)}"
+                ) from None
+        hidden = unsupported_constructs(KernelSource(text, self._source.display_name))
+        if hidden:
+            what = hidden[0].split(": ", 1)[1]
+            raise UnsupportedKernelError(f"{self._source.display_name}: {what} (through a macro)")
+        return text
 
     def launches(self, m: int, k: int, n: int, requested: int) -> int:
         """Small shapes run once in each thread order (a race shows in at least one of them at
