@@ -37,6 +37,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))
 
 
+def nvrtc_log(text: str) -> str:
+    """NVRTC's log for `text` compiled as the grader compiles kernels (sm_90), success or not."""
+    import contextlib
+
+    from cupy.cuda import nvrtc
+
+    from grader.compiler import nvrtc_options
+
+    program = nvrtc.createProgram(text, "kernel.cu", [], [])
+    try:
+        with contextlib.suppress(nvrtc.NVRTCError):
+            nvrtc.compileProgram(program, nvrtc_options("sm_90", {}))
+        return str(nvrtc.getProgramLog(program))
+    finally:
+        nvrtc.destroyProgram(program)
+
+
 def run_grader(args: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """Run the grader CLI as a user would, in a fresh process."""
     return subprocess.run(

@@ -9,7 +9,6 @@ as the grader gives it (`KernelSource.text`), naming a file that prints a marker
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.compiler import nvrtc_options
 from grader.source import KernelSource, find_refusals
+from tests.conftest import nvrtc_log
 
 MARKER = "FILE_WAS_READ"
 NOISE = [
@@ -43,15 +42,7 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _nvrtc_reads(text: str) -> bool:
-    from cupy.cuda import nvrtc
-
-    program = nvrtc.createProgram(text, "kernel.cu", [], [])
-    try:
-        with contextlib.suppress(nvrtc.NVRTCError):
-            nvrtc.compileProgram(program, nvrtc_options("sm_90", {}))
-        return MARKER in nvrtc.getProgramLog(program)
-    finally:
-        nvrtc.destroyProgram(program)
+    return MARKER in nvrtc_log(text)
 
 
 def _gcc_reads(text: str, work: Path) -> bool:

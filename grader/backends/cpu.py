@@ -184,6 +184,8 @@ class CpuBackend:
         )
         self._programs: dict[bool, _Program] = {}
         self._source: KernelSource | None = None
+        self._as_nvrtc_sees: str = ""
+        """The student's file as NVRTC sees it (preprocessed once per prepare)."""
         self._kernel_name = ""
         self._defines: dict[str, int] = {}
         self._launches = 0
@@ -204,6 +206,7 @@ class CpuBackend:
         if problems:
             raise UnsupportedKernelError(problems[0])
         self._source, self._kernel_name, self._defines = source, compiled.name, dict(defines)
+        self._as_nvrtc_sees = self._as_nvrtc_sees_it()
         self._programs = {}  # a new kernel (or the same one with other defines): rebuild
         for checked in (True, False):  # build now, inside the compile step's time
             self._program(checked)
@@ -212,10 +215,9 @@ class CpuBackend:
         if checked in self._programs:
             return self._programs[checked]
         assert self._source is not None, "prepare() first"
-        student = self._as_nvrtc_sees_it()
         unit = (
             f'#include "{HEADER}"\n'
-            + translate(KernelSource(student, self._source.display_name))
+            + translate(KernelSource(self._as_nvrtc_sees, self._source.display_name))
             + f'\n#line 1 "grader-harness"\n#include "{HARNESS}"\n'
         )
         defines = [f"-D{k}={v}" for k, v in sorted(self._defines.items())]

@@ -4,7 +4,6 @@ the source scan refuses the name. Asked of the real NVRTC and g++."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 
 from grader.backends.cpu_preprocess import preprocess_command
 from grader.source import KernelSource, find_refusals
+from tests.conftest import nvrtc_log
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
@@ -36,18 +36,6 @@ def _names() -> list[str]:
     return sorted(found - _CONTEXTUAL)
 
 
-def _nvrtc_log(text: str) -> str:
-    from cupy.cuda import nvrtc
-
-    program = nvrtc.createProgram(text, "probe.cu", [], [])
-    try:
-        with contextlib.suppress(nvrtc.NVRTCError):
-            nvrtc.compileProgram(program, ["--gpu-architecture=sm_90", "-std=c++17"])
-        return str(nvrtc.getProgramLog(program))
-    finally:
-        nvrtc.destroyProgram(program)
-
-
 def _gxx(text: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "probe.cu"
     path.write_text(text)
@@ -62,7 +50,7 @@ def _allowed(name: str) -> bool:
 def test_every_name_is_defined_alike_or_refused(tmp_path: Path) -> None:
     names = [n for n in _names() if _allowed(n)]
     probe = "".join(f"#ifdef {n}\n#warning TAKEN_{i}\n#endif\n" for i, n in enumerate(names))
-    nvrtc = {names[int(i)] for i in re.findall(r"TAKEN_(\d+)", _nvrtc_log(probe))}
+    nvrtc = {names[int(i)] for i in re.findall(r"TAKEN_(\d+)", nvrtc_log(probe))}
     gxx = {names[int(i)] for i in re.findall(r"TAKEN_(\d+)", _gxx(probe, tmp_path).stderr)}
     assert nvrtc == gxx, f"only NVRTC: {sorted(nvrtc - gxx)}; only g++: {sorted(gxx - nvrtc)}"
     assert {"__CUDACC_RTC__", "__CUDA_ARCH__"} <= gxx and "__GNUC__" not in gxx
@@ -76,6 +64,6 @@ def test_the_names_both_define_have_the_same_values(tmp_path: Path) -> None:
         for i, n in enumerate(shared)
         if re.fullmatch(r"[0-9L]+", values[n])
     )
-    differs = [shared[int(i)] for i in re.findall(r"DIFFERS_(\d+)", _nvrtc_log(probe))]
+    differs = [shared[int(i)] for i in re.findall(r"DIFFERS_(\d+)", nvrtc_log(probe))]
     assert differs == []
     assert "__cplusplus" in shared and "__CUDA_ARCH__" in shared
