@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, program_cache
+from grader.program_cache import cache_dir
 from grader.source import KernelSource, find_global_functions, find_refusals
 
 DEFAULT_ARCH = "sm_90"  # the course's GPU (H200) when there is no device to ask
@@ -47,14 +48,6 @@ class CompileFailure:
     """Why a kernel did not compile, in words for the student (file:line first)."""
 
     message: str
-
-
-def cache_dir() -> Path:
-    configured = os.environ.get("GRADER_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gpu-grader" / "kernels"
 
 
 def nvrtc_options(arch: str, defines: Mapping[str, int]) -> list[str]:
@@ -159,6 +152,7 @@ def compile_kernel(
     meta_path = directory / f"{key}.json"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text())
+        program_cache.touch(meta_path, cubin_path)
         if not meta["ok"]:
             return CompileFailure(meta["message"])
         if cubin_path.is_file():
@@ -183,6 +177,7 @@ def compile_kernel(
     meta = {"ok": True, "symbol": symbol, "log": log}
     _write_atomic(cubin_path, cubin)
     _write_atomic(meta_path, json.dumps(meta).encode())
+    program_cache.evict()
     return _compiled(cubin_path, meta, name)
 
 

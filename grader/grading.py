@@ -71,7 +71,7 @@ def grade(
         answers_error=answers_error,
         env=dict(env or {}),
     )
-    device, checks = run_isolated(job, plan(spec), spec.time_limit_s)
+    device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}
     cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
     hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch)
@@ -83,4 +83,5 @@ def grade(
         device=device,
         checks=checks,
         hints=hints,
+        stages=stages,
     )

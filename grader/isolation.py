@@ -20,7 +20,7 @@ from typing import IO, Any
 from grader import memory_watch
 from grader.children import take, worker_command
 from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
-from grader.results import CheckResult, CheckStatus, DeviceInfo
+from grader.results import CheckResult, CheckStatus, DeviceInfo, Stage
 
 _STDERR_TAIL = 1500
 
@@ -29,6 +29,7 @@ _STDERR_TAIL = 1500
 class _ChildRun:
     device: DeviceInfo | None = None
     results: list[CheckResult] = field(default_factory=list)
+    stages: list[Stage] = field(default_factory=list)
     timed_out: bool = False
     out_of_memory: bool = False
     """Stopped for using more host memory than `memory_watch.limit_bytes()`."""
@@ -108,6 +109,8 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
 def _handle_event(event: dict[str, Any], run: _ChildRun, seconds: float) -> None:
     if event["event"] == "device":
         run.device = DeviceInfo(**event["device"])
+    elif event["event"] == "stage":
+        run.stages.append(Stage(**event["stage"]))
     elif event["event"] == "result":
         result = CheckResult.from_json(event["result"])
         # wall time since the child's previous event: the check's own cost as the user waits
@@ -134,15 +137,18 @@ def run_isolated(
     planned: Sequence[PlannedCheck],
     time_limit: float,
     command: Sequence[str] | None = None,
-) -> tuple[DeviceInfo, list[CheckResult]]:
-    """Run every planned check; returns the device and one result per planned check, in order."""
+) -> tuple[DeviceInfo, list[CheckResult], list[Stage]]:
+    """Run every planned check; returns the device, one result per planned check, in order, and
+    the stages before the checks (builds) with their times."""
     command = list(command or worker_command())
     results: dict[str, CheckResult] = {}
+    stages: list[Stage] = []
     device: DeviceInfo | None = None
     while len(results) < len(planned):
         failed = any(r.status in ("failed", "error") for r in results.values())
         run = _run_child(replace(job, done=tuple(results), any_failed=failed), time_limit, command)
         device = run.device or device
+        stages += run.stages
         for result in run.results:
             results.setdefault(result.name, result)
         pending = [p for p in planned if p.name not in results]
@@ -169,7 +175,7 @@ def run_isolated(
     unknown = DeviceInfo(
         backend="none", name="unknown", detail="the grading process reported no device"
     )
-    return device or unknown, [results[p.name] for p in planned]
+    return device or unknown, [results[p.name] for p in planned], stages
 
 
 def _timeout_message(check: PlannedCheck, limit: float) -> str:

@@ -32,11 +32,12 @@ from grader.checks.profile_answers import (
     grade_profiling,
     profile_question_share,
 )
-from grader.compiler import DEFAULT_ARCH, CompileFailure, cache_dir, compile_kernel
+from grader.compiler import DEFAULT_ARCH, CompiledKernel, CompileFailure, compile_kernel
 from grader.course import ExerciseSpec, LaunchSpec, load_spec
 from grader.profiling.metrics import PROFILE_CHECK
 from grader.profiling.ncu import plan_kernels
-from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
+from grader.program_cache import cache_dir
+from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo, Stage
 from grader.sandbox import HIDE_ENV
 from grader.source import KernelSource
 
@@ -45,6 +46,11 @@ EXIT_CONTEXT_LOST = 3
 COMPILE_CHECK = "compile"
 SWEEP_CHECK = "sweep timing"
 PERFORMANCE_CHECK = "performance"
+COMPILE_BUDGET_S = 120.0
+"""Added to the spec's limit while NVRTC compiles (it is not the kernel's time)."""
+BUILD_BUDGET_S = 600.0
+"""Added while a backend prepares a kernel (the CPU backend's two g++ builds run in it, each
+with its own timeout well below this)."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,8 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
                 report(CheckResult(name, check.kind, status, 0.0, check.max_score, why))
 
     arch = backend.arch if backend else DEFAULT_ARCH
+    # Compiling is not the kernel's time: it gets its own, generous limit (a loaded machine).
+    emit({"event": "start", "check": COMPILE_CHECK, "extra_s": COMPILE_BUDGET_S})
     compiled = compile_kernel(source, spec.kernel.name, spec.kernel.defines, arch)
     points = float(spec.compile.points)
     if isinstance(compiled, CompileFailure):
@@ -198,7 +206,7 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
         skip_rest(f"not run: {device.detail}")
         return 0
     try:
-        backend.prepare(source, compiled, spec.kernel.defines)
+        _prepare(backend, source, compiled, spec.kernel.defines, "", emit)
     except (KernelRuntimeError, UnsupportedKernelError) as exc:
         skip_rest(f"not run: {exc}", "error")
         return 0
@@ -406,7 +414,7 @@ def _run_correctness(
                 build_failure = f"does not compile with {case.variant}: {variant.message}"
             else:
                 try:
-                    backend.prepare(source, variant, defines)
+                    _prepare(backend, source, variant, defines, case.variant, emit)
                 except (KernelRuntimeError, UnsupportedKernelError) as exc:
                     build_failure = f"cannot run with {case.variant}: {exc}"
         if build_failure:
@@ -420,7 +428,10 @@ def _run_correctness(
         try:
             result = run_case(backend, spec, case, job.seed)
         except KernelRuntimeError as exc:
-            report(_failed(case, f"the kernel failed on the {device.backend.upper()}: {exc}"))
+            if exc.symptom == "timeout":
+                report(_failed(case, str(exc), exc.symptom))
+            else:
+                report(_failed(case, f"the kernel failed on the {device.backend.upper()}: {exc}"))
             if exc.context_lost:
                 return EXIT_CONTEXT_LOST
             continue
@@ -431,10 +442,25 @@ def _run_correctness(
     return 0
 
 
-def _failed(case: CorrectnessCase, message: str) -> CheckResult:
-    return CheckResult(
-        case.name, "correctness", "failed", 0.0, case.max_score, message, ("runtime_error",)
-    )
+def _prepare(
+    backend: Backend,
+    source: KernelSource,
+    compiled: CompiledKernel,
+    defines: dict[str, int],
+    variant: str,
+    emit: Emit,
+) -> None:
+    """Make the kernel ready to launch, as a stage of its own: reported with its time, and under
+    its own limit, so that no check's clock runs while the CPU backend builds its programs."""
+    emit({"event": "start", "check": "build", "extra_s": BUILD_BUDGET_S})
+    prepared = backend.prepare(source, compiled, defines)
+    name = f"build {variant}" if variant else "build"
+    stage = Stage(name, round(prepared.seconds, 3), prepared.cached, prepared.detail)
+    emit({"event": "stage", "stage": asdict(stage)})
+
+
+def _failed(case: CorrectnessCase, message: str, symptom: str = "runtime_error") -> CheckResult:
+    return CheckResult(case.name, "correctness", "failed", 0.0, case.max_score, message, (symptom,))
 
 
 def _error(case: CorrectnessCase, message: str) -> CheckResult:

@@ -50,6 +50,7 @@ def render_terminal(report: Report, console: Console) -> None:
     parts: list[RenderableType] = [
         Text(f"{report.source} on {device}", style="dim"),
         Text(f"seed {report.seed}: reproduce with --seed {report.seed}", style="dim"),
+        *[Text(f"{stage} (not counted in any time limit)", style="dim") for stage in report.stages],
         Text(""),
         table,
     ]

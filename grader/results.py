@@ -51,6 +51,20 @@ class DeviceInfo:
         return f"{self.name} ({self.detail})" if self.detail else self.name
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A step before the checks (a build), with what it cost; no check's clock runs during it."""
+
+    name: str
+    seconds: float
+    cached: bool
+    """Nothing was compiled: the result came from the cache."""
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.detail} in {self.seconds:.2f} s"
+
+
 @dataclass
 class Report:
     """Everything `grader check` says about one submission to one exercise."""
@@ -62,6 +76,7 @@ class Report:
     device: DeviceInfo
     checks: list[CheckResult]
     hints: list[str] = field(default_factory=list)
+    stages: list[Stage] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -86,6 +101,7 @@ class Report:
             device=DeviceInfo(data["backend"], data["device"]),
             checks=[CheckResult.from_json(c) for c in data["checks"]],
             hints=list(data.get("hints", [])),
+            stages=[Stage(**stage) for stage in data.get("stages", [])],
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -101,4 +117,5 @@ class Report:
             "seed": self.seed,
             "checks": [c.to_json() for c in self.checks],
             "hints": list(self.hints),
+            "stages": [asdict(stage) for stage in self.stages],
         }

@@ -22,7 +22,8 @@ SANDBOX_ENV = "GRADER_SANDBOX"
 HIDE_ENV = "GRADER_SANDBOX_HIDE"
 """Paths (os.pathsep-separated) the sandboxed program must not see: solutions, submissions."""
 
-CPU_SECONDS = 600
+CPU_SECONDS = 3600
+"""The most CPU time any one run of native student code gets."""
 FILE_BYTES = 256 * 1024 * 1024
 MEMORY_BYTES = 8 * 1024**3
 """Address space of an uninstrumented build (RLIMIT_AS): its fiber stacks are reserved, not used."""
@@ -101,12 +102,14 @@ def _system_view() -> list[str]:
     return [*args, "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
 
 
-def limits(memory: bool) -> Callable[[], None]:
+def limits(memory: bool, cpu_seconds: float = CPU_SECONDS) -> Callable[[], None]:
     """A preexec function setting the child's CPU-time, file-size and memory limits (memory off
-    for AddressSanitizer builds, which reserve terabytes of address space)."""
+    for AddressSanitizer builds, which reserve terabytes of address space). Past `cpu_seconds`
+    the program gets SIGXCPU, and SIGKILL a few seconds later if it ignores that."""
+    soft = max(1, min(int(cpu_seconds + 0.999), CPU_SECONDS))
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))

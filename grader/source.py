@@ -29,6 +29,8 @@ _DIFFERING_NAMES = re.compile(
     r"__(?:cpp_\w+|has_\w+|COUNTER__|FILE_NAME__|TIMESTAMP__|STDC_UTF_\w+|STDCPP_\w+|EDG\w*"
     r"|NVCC\w*|PRAGMA_\w+|CUDACC_VER_\w+)"
 )
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+"""Control characters other than the blanks C++ allows (tab, newline, vertical tab, form feed)."""
 _GLOBAL = re.compile(r"\b__global__\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _ATTRIBUTE_MACROS = frozenset({"__launch_bounds__", "__cluster_dims__", "__maxnreg__"})
@@ -60,8 +62,6 @@ def read_source(path: Path) -> KernelSource:
         raw = read_bounded(path, MAX_SOURCE_BYTES)
     except FileNotFoundError:
         raise GraderError(f"{path}: file not found") from None
-    if b"\0" in raw:
-        raise GraderError(f"{path}: binary file (contains NUL bytes), expected CUDA source text")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,6 +76,15 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
     The scan reads the source as the compilers do (`grader.lexing`), so a directive is found
     wherever they would find one, however it is spelled or hidden."""
     refusals: list[Refusal] = []
+    control = _CONTROL.search(source.text)
+    if control:
+        # NVRTC reads its input as a C string (it stops at a NUL) while g++ reads on: the two
+        # would compile different programs.
+        line = source.text.count("\n", 0, control.start()) + 1
+        code = f"0x{ord(control.group()):02X}"
+        refusals.append(
+            Refusal(line, f"a control character ({code}) is not allowed in a kernel: delete it")
+        )
     at_line_start = True
     after_hash: Token | None = None
     for token in tokens(source.text):

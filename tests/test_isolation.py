@@ -52,7 +52,7 @@ def fake_worker(tmp_path: Path) -> Path:
 
 def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker: Path) -> None:
     start = time.monotonic()
-    device, results = run_isolated(JOB, PLANNED, 1.0, [sys.executable, str(fake_worker), "hang"])
+    device, results, _ = run_isolated(JOB, PLANNED, 1.0, [sys.executable, str(fake_worker), "hang"])
     assert time.monotonic() - start < 10
     assert [r.status for r in results] == ["passed", "passed", "failed", "skipped"]
     assert "time limit of 1 s" in results[2].message
@@ -62,7 +62,7 @@ def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker:
 
 def test_a_compile_that_never_ends_is_named_as_such(fake_worker: Path) -> None:
     planned = [*PLANNED[:2], PlannedCheck("check 2", "compile", 1.0), PLANNED[3]]
-    _, results = run_isolated(JOB, planned, 1.0, [sys.executable, str(fake_worker), "hang"])
+    _, results, _ = run_isolated(JOB, planned, 1.0, [sys.executable, str(fake_worker), "hang"])
     assert results[2].message.startswith("the compiler did not finish within the time limit")
 
 
@@ -71,7 +71,7 @@ def test_a_grading_that_fills_memory_is_stopped_and_named(
 ) -> None:
     monkeypatch.setenv("GRADER_MEMORY_MB", "300")
     start = time.monotonic()
-    _, results = run_isolated(JOB, PLANNED, 60.0, [sys.executable, str(fake_worker), "hog"])
+    _, results, _ = run_isolated(JOB, PLANNED, 60.0, [sys.executable, str(fake_worker), "hog"])
     assert time.monotonic() - start < 30
     assert [r.status for r in results] == ["passed", "failed", "skipped", "skipped"]
     assert results[1].message == (
@@ -83,13 +83,13 @@ def test_a_grading_that_fills_memory_is_stopped_and_named(
 
 
 def test_a_crash_costs_only_the_running_check(fake_worker: Path) -> None:
-    _, results = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "crash"])
+    _, results, _ = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "crash"])
     assert [r.status for r in results] == ["passed", "error", "passed", "passed"]
     assert "exited with code 134: CUDA error: an illegal memory access" in results[1].message
 
 
 def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) -> None:
-    _, results = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "context"])
+    _, results, _ = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "context"])
     assert [r.status for r in results] == ["passed"] * 4
     pids = {r.message for r in results}
     assert len(pids) == 2  # check 0 from the first child, the rest from a second one

@@ -80,11 +80,19 @@ def test_global_functions_are_listed_with_lines() -> None:
     assert found == [("first", 2), ("second", 3), ("third", 6)]
 
 
-def test_read_source_rejects_binary_and_non_utf8(tmp_path: Path) -> None:
-    binary = tmp_path / "k.cu"
-    binary.write_bytes(b"\x7fELF\0\0")
-    with pytest.raises(GraderError, match="binary file"):
-        read_source(binary)
+@pytest.mark.parametrize("byte", ["\0", "\x01", "\x1b", "\x7f"])
+def test_control_characters_are_refused_with_their_line(byte: str) -> None:
+    # NVRTC stops reading at a NUL while g++ reads on: the two would compile different programs.
+    text = f"__global__ void k(float *c)\n{{\n    // a{byte}b\n    c[0] = 1.0f;\n}}\n"
+    refusals = find_refusals(_src(text))
+    assert [(r.line, "control character" in r.message) for r in refusals] == [(3, True)]
+
+
+def test_blanks_are_not_control_characters() -> None:
+    assert find_refusals(_src("__global__ void k(float *c)\t{\f c[0] = 1.0f;\v }\n")) == []
+
+
+def test_read_source_rejects_non_utf8(tmp_path: Path) -> None:
     latin = tmp_path / "l.cu"
     latin.write_bytes(b"int x;\n// caf\xe9\n")
     with pytest.raises(GraderError, match=r"l.cu:2: not UTF-8"):

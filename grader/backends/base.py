@@ -23,9 +23,24 @@ class KernelRuntimeError(Exception):
     `context_lost`: the device context may be unusable afterwards (CUDA), so the worker reports
     and exits, and a fresh one carries on."""
 
-    def __init__(self, message: str, *, context_lost: bool = True) -> None:
+    def __init__(
+        self, message: str, *, context_lost: bool = True, symptom: str = "runtime_error"
+    ) -> None:
         super().__init__(message)
         self.context_lost = context_lost
+        self.symptom = symptom
+        """`runtime_error`, or `timeout` for a launch that ran out of its time."""
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What making a kernel ready to launch cost: reported as its own stage, before any check's
+    clock starts."""
+
+    seconds: float
+    cached: bool
+    """Nothing was compiled: the build came from the cache."""
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,7 @@ class Backend(Protocol):
 
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
-    ) -> None:
+    ) -> Preparation:
         """Make the kernel ready to launch (load the cubin, or build the CPU program)."""
         ...
 

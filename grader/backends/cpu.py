@@ -5,37 +5,47 @@ for small shapes, where it names the kernel line of an out-of-bounds access)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 import numpy as np
 
 from grader import sandbox
-from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
-from grader.backends.cpu_failures import explain_failure
-from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it
-from grader.compiler import CompiledKernel, cache_dir
+from grader.backends.base import (
+    DoubleArray,
+    FloatArray,
+    GemmLaunch,
+    GemmOutput,
+    KernelRuntimeError,
+    Preparation,
+)
+from grader.backends.cpu_build import Build, Program, build
+from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKernelError
+from grader.backends.cpu_failures import explain_failure, killed_by
+from grader.compiler import CompiledKernel
 from grader.errors import GraderError
 from grader.lexing import blank_comments_and_literals
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 
-RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
-HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
-HARNESS = RUNTIME_DIR / "harness_main.hpp"
 # Shapes up to this many multiply-adds run in the checked build (about 12x slower).
 CHECKED_LIMIT = 1 << 21
 _ORDERS = ("ascending", "descending", "shuffled")
-_BUILD_TIMEOUT_S = 120
-_BUILD_FORMAT = "3: built in the sandbox from the file as NVRTC sees it"
-"""Part of every cached program's key: raise it when how programs are built changes."""
+# CPU time a launch may use: a base plus its multiply-adds at a rate far below what the emulator
+# reaches on a slow, correct kernel (measured in benchmarks/cpu_backend.py). It is CPU time, so a
+# loaded machine does not make a correct kernel run out of it; an endless loop does, within it.
+_CPU_BASE_S = 20.0
+_CHECKED_RATE = 1e6
+_FAST_RATE = 10e6
+WALL_FACTOR = 4.0
+"""The wall-clock backstop per launch, as a multiple of its CPU-time limit (a process on a busy
+2-core machine gets a fraction of a core; only a program that waits without computing needs it)."""
 
 # Constructs the emulator cannot run faithfully: refused with their line, never mis-run.
 _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -60,17 +70,10 @@ _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"\b__activemask\b"), "__activemask()"),
 )
-_EXTERN_SHARED = re.compile(
-    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
-)
 
 
 class CpuUnavailableError(Exception):
     """g++ or Boost.Context is missing; the message says what to install."""
-
-
-class UnsupportedKernelError(Exception):
-    """The kernel uses something the CPU backend cannot run; the message names it and its line."""
 
 
 def unsupported_constructs(source: KernelSource) -> list[str]:
@@ -84,18 +87,6 @@ def unsupported_constructs(source: KernelSource) -> list[str]:
                 f"{source.display_name}:{line}: {what} is not supported by the CPU backend"
             )
     return found
-
-
-def translate(source: KernelSource) -> str:
-    """The source as g++ compiles it: `extern __shared__ T name[];` becomes a pointer to the
-    launch's dynamic shared buffer (same line, so line numbers are unchanged)."""
-    return _EXTERN_SHARED.sub(
-        lambda m: (
-            f"{m.group(1)} *const {m.group(2)} = "
-            f"reinterpret_cast<{m.group(1)} *>(::gg::dynamic_shared());"
-        ),
-        source.text,
-    )
 
 
 def check_toolchain() -> str:
@@ -127,12 +118,6 @@ def _boost_elsewhere() -> bool:
     )
 
 
-@dataclass(frozen=True)
-class _Program:
-    path: Path
-    checked: bool
-
-
 _STDERR_KEPT = 256 * 1024
 
 
@@ -149,27 +134,10 @@ def _read_capped(stream: IO[bytes]) -> str:
     return (head + b"\n...\n" + tail).decode("utf-8", "replace")
 
 
-def _build_error(stderr: str, display_name: str) -> str:
-    """g++'s first error about the student's own file; never text from any other file (an error
-    inside a header or a host file would quote its lines)."""
-    prefix = f"{display_name}:"
-    for line in stderr.splitlines():
-        if line.startswith(prefix) and "error" in line:
-            return line[:300]
-    return "g++ failed outside your file (a construct the CPU runtime does not support?)"
-
-
-def _flags(checked: bool) -> list[str]:
-    common = ["-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
-    if checked:
-        return [
-            *common,
-            "-O1",
-            "-fno-omit-frame-pointer",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=undefined",
-        ]
-    return [*common, "-O2"]
+def cpu_seconds(m: int, k: int, n: int) -> float:
+    """The CPU time one launch of this shape may use."""
+    rate = _FAST_RATE if m * k * n > CHECKED_LIMIT else _CHECKED_RATE
+    return _CPU_BASE_S + m * k * n / rate
 
 
 class CpuBackend:
@@ -182,12 +150,8 @@ class CpuBackend:
             name="CPU emulation",
             detail=f"{toolchain}, Boost.Context fibers; orders ascending, descending, shuffled",
         )
-        self._programs: dict[bool, _Program] = {}
-        self._source: KernelSource | None = None
-        self._as_nvrtc_sees: str = ""
-        """The student's file as NVRTC sees it (preprocessed once per prepare)."""
-        self._kernel_name = ""
-        self._defines: dict[str, int] = {}
+        self._toolchain = toolchain
+        self._build: Build | None = None
         self._launches = 0
         self.warnings: list[str] = []
 
@@ -201,92 +165,21 @@ class CpuBackend:
 
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
-    ) -> None:
+    ) -> Preparation:
         problems = unsupported_constructs(source)
         if problems:
             raise UnsupportedKernelError(problems[0])
-        self._source, self._kernel_name, self._defines = source, compiled.name, dict(defines)
-        self._as_nvrtc_sees = self._as_nvrtc_sees_it()
-        self._programs = {}  # a new kernel (or the same one with other defines): rebuild
-        for checked in (True, False):  # build now, inside the compile step's time
-            self._program(checked)
-
-    def _program(self, checked: bool) -> _Program:
-        if checked in self._programs:
-            return self._programs[checked]
-        assert self._source is not None, "prepare() first"
-        unit = (
-            f'#include "{HEADER}"\n'
-            + translate(KernelSource(self._as_nvrtc_sees, self._source.display_name))
-            + f'\n#line 1 "grader-harness"\n#include "{HARNESS}"\n'
+        self._build = build(source, defines, compiled.symbol, self._toolchain)
+        what = "reused from the cache" if self._build.cached else "built"
+        return Preparation(
+            seconds=self._build.seconds,
+            cached=self._build.cached,
+            detail=f"CPU programs (fast and sanitizer builds) {what}",
         )
-        defines = [f"-D{k}={v}" for k, v in sorted(self._defines.items())]
-        command = ["g++", *_flags(checked), *defines, f"-DGG_KERNEL={self._kernel_name}"]
-        material = "\n".join(
-            [
-                _BUILD_FORMAT,
-                unit,
-                HEADER.read_text(),
-                HARNESS.read_text(),
-                " ".join(command),
-                check_toolchain(),
-            ]
-        )
-        key = hashlib.sha256(material.encode()).hexdigest()[:32]
-        path = cache_dir() / "cpu" / f"{key}{'-checked' if checked else ''}"
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory() as work:
-                unit_path = Path(work) / "unit.cpp"
-                unit_path.write_text(unit)
-                output = Path(work) / "program"
-                # The build runs in the sandbox too: g++ and its assembler read files named in
-                # the source (an `.incbin` in asm spelled through a macro, say), and what they
-                # read ends up in the program.
-                try:
-                    build = sandbox.wrap(
-                        [*command, str(unit_path), "-o", str(output), "-lboost_context"],
-                        Path(work),
-                        [RUNTIME_DIR],
-                    )
-                except GraderError as exc:
-                    raise UnsupportedKernelError(str(exc)) from None
-                done = subprocess.run(
-                    build,
-                    capture_output=True,
-                    text=True,
-                    errors="replace",
-                    timeout=_BUILD_TIMEOUT_S,
-                    check=False,
-                    env=sandbox.clean_env(),
-                )
-                if done.returncode != 0:
-                    raise UnsupportedKernelError(
-                        f"the CPU backend cannot build this kernel: "
-                        f"{_build_error(done.stderr, self._source.display_name)}"
-                    )
-                os.replace(output, path)
-        program = _Program(path, checked)
-        self._programs[checked] = program
-        return program
 
-    def _as_nvrtc_sees_it(self) -> str:
-        """The student's file preprocessed with NVRTC's macros (see cpu_preprocess), checked
-        again for constructs the emulator cannot run (a macro may spell `asm`)."""
-        assert self._source is not None
-        with tempfile.TemporaryDirectory() as work:
-            try:
-                text = as_nvrtc_sees_it(self._source, self._defines, Path(work))
-            except PreprocessError as exc:
-                raise UnsupportedKernelError(
-                    "the CPU backend cannot build this kernel: "
-                    f"{_build_error(str(exc), self._source.display_name)}"
-                ) from None
-        hidden = unsupported_constructs(KernelSource(text, self._source.display_name))
-        if hidden:
-            what = hidden[0].split(": ", 1)[1]
-            raise UnsupportedKernelError(f"{self._source.display_name}: {what} (through a macro)")
-        return text
+    def _program(self, checked: bool) -> Program:
+        assert self._build is not None, "prepare() first"
+        return self._build.checked if checked else self._build.fast
 
     def launches(self, m: int, k: int, n: int, requested: int) -> int:
         """Small shapes run once in each thread order (a race shows in at least one of them at
@@ -295,10 +188,10 @@ class CpuBackend:
         return max(requested, len(_ORDERS)) if m * k * n <= CHECKED_LIMIT else 1
 
     def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
-        """The spec's limit is meant for a GPU; the emulator gets time in proportion to the work,
-        at a rate far below what it reaches on a slow kernel, so a right kernel never times out."""
-        rate = 20e6 if m * k * n > CHECKED_LIMIT else 2e6  # multiply-adds per second, worst case
-        return launches * m * k * n / rate
+        """The spec's limit is meant for a GPU. Each launch on the CPU is limited in CPU time
+        (`cpu_seconds`), which load does not eat into; the wall-clock limit is only a backstop,
+        several times that, for a program that stops computing without ending."""
+        return launches * WALL_FACTOR * cpu_seconds(m, k, n)
 
     def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
         checked = launch.m * launch.k * launch.n <= CHECKED_LIMIT
@@ -345,11 +238,24 @@ class CpuBackend:
                     stderr=errors,
                     env=env,
                     check=False,
-                    preexec_fn=sandbox.limits(memory=not checked),
+                    preexec_fn=sandbox.limits(
+                        memory=not checked, cpu_seconds=cpu_seconds(launch.m, launch.k, launch.n)
+                    ),
                 )
                 stderr = _read_capped(errors)
             self._collect_warnings(stderr)
             if done.returncode != 0:
+                if killed_by(done.returncode) in (signal.SIGXCPU, signal.SIGKILL) and not (
+                    "GRADER-CPU-ERROR" in stderr or "Sanitizer" in stderr
+                ):
+                    limit = cpu_seconds(launch.m, launch.k, launch.n)
+                    raise KernelRuntimeError(
+                        f"did not finish within its CPU-time limit of {limit:.0f} s and was "
+                        "stopped (CPU time: the machine's load does not count): an endless "
+                        "loop, or a __syncthreads() that some threads never reach?",
+                        context_lost=False,
+                        symptom="timeout",
+                    )
                 raise KernelRuntimeError(
                     explain_failure(stderr, done.returncode), context_lost=False
                 )

@@ -39,7 +39,7 @@ _SIGNAL_HINTS = {
 }
 
 
-def _signal_of(returncode: int) -> signal.Signals | None:
+def killed_by(returncode: int) -> signal.Signals | None:
     """The signal that ended the program: a negative return code, or, from inside the sandbox
     (bubblewrap reports its child's death as 128 + the signal), a code just above 128."""
     number = -returncode if returncode < 0 else returncode - 128 if 128 < returncode < 160 else 0
@@ -86,11 +86,9 @@ def explain_failure(stderr: str, returncode: int) -> str:
     if ubsan:
         where = f"{Path(ubsan.group(1)).name}:{ubsan.group(2)}"
         return f"{where}: {ubsan.group(3)} (UndefinedBehaviorSanitizer)"
-    killed_by = _signal_of(returncode)
-    if killed_by is not None:
-        return (
-            f"the kernel's program was killed by {killed_by.name}{_SIGNAL_HINTS.get(killed_by, '')}"
-        )
+    signal_ = killed_by(returncode)
+    if signal_ is not None:
+        return f"the kernel's program was killed by {signal_.name}{_SIGNAL_HINTS.get(signal_, '')}"
     tail = (stderr.strip().splitlines()[-1:] or [""])[0]
     shown = tail if len(tail) <= 200 else tail[:200] + "..."
     return f"the kernel's program exited with code {returncode}: {shown}"

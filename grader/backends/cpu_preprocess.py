@@ -73,4 +73,6 @@ def as_nvrtc_sees_it(source: KernelSource, defines: Mapping[str, int], work: Pat
     )
     if done.returncode != 0:
         raise PreprocessError(done.stderr)
-    return done.stdout
+    # g++'s first line markers name the temporary file; the text must not depend on where it was
+    # made (it is part of the CPU program cache's key).
+    return done.stdout.replace(f'"{path}"', f'"{name}"')

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
-from grader.backends.base import DoubleArray, FloatArray, GemmLaunch, GemmOutput, KernelRuntimeError
+from grader.backends.base import (
+    DoubleArray,
+    FloatArray,
+    GemmLaunch,
+    GemmOutput,
+    KernelRuntimeError,
+    Preparation,
+)
 from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
 from grader.source import KernelSource
@@ -68,8 +76,10 @@ class GpuBackend:
 
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
-    ) -> None:
+    ) -> Preparation:
+        started = time.monotonic()
         self._function = self.load_function(compiled)
+        return Preparation(time.monotonic() - started, cached=False, detail="cubin loaded")
 
     def launches(self, m: int, k: int, n: int, requested: int) -> int:
         return requested

@@ -297,7 +297,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 
 
 def test_a_build_error_outside_the_students_file_is_not_quoted() -> None:
-    from grader.backends.cpu import _build_error
+    from grader.backends.cpu_build import build_error as _build_error
 
     stderr = (
         "In file included from unit.cpp:3:\n"

@@ -1,0 +1,239 @@
+"""Building the CPU backend's two programs (fast: -O2; checked: AddressSanitizer and
+UndefinedBehaviorSanitizer) from a student's file, once per distinct input.
+
+The file is preprocessed as NVRTC sees it (`cpu_preprocess`), proven to be the program NVRTC
+compiles (`cpu_equivalence`), then compiled by g++ in the sandbox with the CPU runtime. The
+harness calls the kernel by the symbol NVRTC gave it (its mangled name), so the CPU runs the very
+function the GPU launches, whatever else in the file shares its name.
+
+Programs are cached under a hash of everything that goes into them (the student's text and
+name, the defines, the runtime's files, the flags, the compiler's version), never a path; see
+`grader.program_cache` for the cap and eviction."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import program_cache, sandbox
+from grader.backends.cpu_equivalence import NotSameProgramError, prove_same_program
+from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
+from grader.errors import GraderError
+from grader.source import KernelSource
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
+HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
+HARNESS = RUNTIME_DIR / "harness_main.hpp"
+BUILD_TIMEOUT_S = 180
+"""Per g++ run; the two builds run side by side."""
+_BUILD_FORMAT = "4: NVRTC's view, proven by PTX; kernel called by its NVRTC symbol"
+"""Part of every cached program's key: raise it when how programs are built changes."""
+_EXTERN_SHARED = re.compile(
+    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
+)
+
+
+class UnsupportedKernelError(Exception):
+    """The kernel uses something the CPU backend cannot run; the message names it and its line."""
+
+
+@dataclass(frozen=True)
+class Program:
+    path: Path
+    checked: bool
+
+
+@dataclass(frozen=True)
+class Build:
+    """Both programs of one kernel build, and what building them cost."""
+
+    fast: Program
+    checked: Program
+    seconds: float
+    cached: bool
+    """True when both programs came from the cache (nothing was compiled)."""
+
+
+def build_flags(checked: bool) -> list[str]:
+    common = [
+        "-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread",
+        "-fkeep-static-functions", "-fkeep-inline-functions",
+    ]  # fmt: skip
+    if checked:
+        return [
+            *common,
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ]
+    return [*common, "-O2"]
+
+
+@functools.cache
+def build_macros() -> frozenset[str]:
+    """Every macro name defined where the CPU build compiles the student's code: g++'s own, its
+    library's and the runtime's, in both builds (the sanitizers define a few more)."""
+    names: set[str] = set()
+    for checked in (False, True):
+        done = subprocess.run(
+            ["g++", *build_flags(checked), "-dM", "-E", "-x", "c++", str(HEADER)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        names.update(line.split()[1].split("(")[0] for line in done.stdout.splitlines() if line)
+    return frozenset(names)
+
+
+def translate(text: str) -> str:
+    """`extern __shared__ T name[];` becomes a pointer to the launch's dynamic shared buffer
+    (same line, so line numbers are unchanged)."""
+    return _EXTERN_SHARED.sub(
+        lambda m: (
+            f"{m.group(1)} *const {m.group(2)} = "
+            f"reinterpret_cast<{m.group(1)} *>(::gg::dynamic_shared());"
+        ),
+        text,
+    )
+
+
+def build_error(stderr: str, display_name: str) -> str:
+    """g++'s first error about the student's own file; never text from any other file (an error
+    inside a header or a host file would quote its lines)."""
+    prefix = f"{display_name}:"
+    for line in stderr.splitlines():
+        if line.startswith(prefix) and "error" in line:
+            return line[:300]
+    return "g++ failed outside your file (a construct the CPU runtime does not support?)"
+
+
+def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchain: str) -> str:
+    material = json.dumps(
+        [
+            _BUILD_FORMAT,
+            source.text,
+            source.display_name,
+            sorted(defines.items()),
+            symbol,
+            HEADER.read_text(),
+            HARNESS.read_text(),
+            build_flags(False),
+            build_flags(True),
+            preprocess_command(defines, Path("student.cu")),
+            toolchain,
+        ]
+    )
+    return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+def build(
+    source: KernelSource,
+    defines: Mapping[str, int],
+    symbol: str,
+    toolchain: str,
+    checked_too: bool = True,
+) -> Build:
+    """Both programs for this kernel, from the cache or built now (UnsupportedKernelError when
+    the CPU backend cannot run the file faithfully)."""
+    started = time.monotonic()
+    key = _key(source, defines, symbol, toolchain)
+    directory = program_cache.cache_dir() / "cpu"
+    fast = Program(directory / key, checked=False)
+    checked = Program(directory / f"{key}-checked", checked=True)
+    wanted = [fast, checked] if checked_too else [fast]
+    if all(p.path.is_file() for p in wanted):
+        program_cache.touch(*(p.path for p in wanted))
+        return Build(fast, checked, time.monotonic() - started, cached=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="grader-build-") as work:
+        text = _nvrtc_view(source, defines, Path(work))
+        unit = Path(work) / "unit.cpp"
+        unit.write_text(
+            '#include "cuda_cpu.hpp"\n'
+            + translate(text)
+            + '\n#line 1 "grader-harness"\n'
+            + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
+            + f' __asm__("{symbol}");\n'
+            + '#include "harness_main.hpp"\n'
+        )
+        _compile(unit, [p for p in wanted if not p.path.is_file()], source.display_name)
+    program_cache.evict()
+    return Build(fast, checked, time.monotonic() - started, cached=False)
+
+
+def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) -> str:
+    """The file as NVRTC sees it, proven to be NVRTC's program."""
+    from grader.backends.cpu import unsupported_constructs
+
+    try:
+        text = as_nvrtc_sees_it(source, defines, work)
+    except PreprocessError as exc:
+        why = build_error(str(exc), source.display_name)
+        raise UnsupportedKernelError(f"the CPU backend cannot build this kernel: {why}") from None
+    except subprocess.TimeoutExpired:
+        raise UnsupportedKernelError(
+            "the CPU backend's preprocessor did not finish: macros that expand without end?"
+        ) from None
+    hidden = unsupported_constructs(KernelSource(text, source.display_name))
+    if hidden:
+        what = hidden[0].split(": ", 1)[1]
+        raise UnsupportedKernelError(f"{source.display_name}: {what} (through a macro)")
+    try:
+        prove_same_program(source, defines, text, build_macros())
+    except NotSameProgramError as exc:
+        raise UnsupportedKernelError(str(exc)) from None
+    return text
+
+
+def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
+    """Run g++ for each program side by side, in the sandbox: g++ and its assembler read files
+    named in the source (an `.incbin` spelled through a macro, say), and what they read would end
+    up in the program."""
+    running: list[tuple[Program, Path, subprocess.Popen[str]]] = []
+    for program in programs:
+        output = unit.parent / f"program-{int(program.checked)}"
+        command = [
+            "g++", *build_flags(program.checked), "-I", str(RUNTIME_DIR), "-DGG_KERNEL=gg_kernel",
+            str(unit), "-o", str(output), "-lboost_context",
+        ]  # fmt: skip
+        try:
+            wrapped = sandbox.wrap(command, unit.parent, [RUNTIME_DIR])
+        except GraderError as exc:
+            raise UnsupportedKernelError(str(exc)) from None
+        process = subprocess.Popen(
+            wrapped,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            env=sandbox.clean_env(),
+        )
+        running.append((program, output, process))
+    failure = ""
+    for program, output, process in running:
+        try:
+            _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            failure = failure or f"g++ did not finish within {BUILD_TIMEOUT_S} s"
+            continue
+        if process.returncode != 0:
+            failure = failure or build_error(stderr, display_name)
+            continue
+        temporary = program.path.with_name(f".{program.path.name}.{os.getpid()}.tmp")
+        shutil.move(output, temporary)  # the cache may be on another file system
+        os.replace(temporary, program.path)
+    if failure:
+        raise UnsupportedKernelError(f"the CPU backend cannot build this kernel: {failure}")

@@ -1,0 +1,138 @@
+"""The CPU backend builds exactly the program NVRTC compiles, or refuses the file with the
+construct and its line; and a build is made once per distinct input, whatever directory it is
+graded from."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.backends.cpu_build import UnsupportedKernelError, build
+from grader.course import load_course
+from grader.grading import grade
+from grader.source import KernelSource
+from tests.conftest import ROOT, run_grader
+
+try:
+    TOOLCHAIN = check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+SIGNATURE = (
+    "__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)"
+)
+BODY = """{
+    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+    if (row < M && col < N) {
+        float s = 0.0f;
+        for (int k = 0; k < K; ++k) s += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = s;
+    }
+}
+"""
+SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
+
+
+def _build(text: str, name: str = "kernel.cu") -> None:
+    build(KernelSource(text, name), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, checked_too=False)
+
+
+def test_a_plain_kernel_builds() -> None:
+    _build(f"{SIGNATURE}\n{BODY}")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "why"),
+    [
+        # g++ honours C++23's #elifdef; NVRTC (C++17) does not: the work is done on one only
+        (
+            f"#if 0\n#elifdef TILE_SIZE\n#define WORK 1\n#endif\n{SIGNATURE}\n{{\n#ifdef WORK\n"
+            f"{BODY}#endif\n}}\n",
+            9,
+            "#elifdef",
+        ),
+        # __global__ is a macro in NVRTC and not in g++'s view of the file
+        (f"{SIGNATURE}\n{{\n#ifndef __global__\n{BODY}#endif\n}}\n", 5, "CUDA keyword"),
+    ],
+    ids=["elifdef", "cuda-keyword-in-ifdef"],
+)
+def test_a_file_the_two_preprocessors_read_differently_is_refused_at_its_line(
+    text: str, line: int, why: str
+) -> None:
+    with pytest.raises(UnsupportedKernelError) as refused:
+        _build(text)
+    message = str(refused.value)
+    assert message.startswith(f"kernel.cu:{line}: ")
+    assert why in message and "differently from NVRTC" in message
+
+
+def test_a_pragma_made_by_a_macro_for_gcc_alone_is_refused() -> None:
+    # NVRTC ignores the pragma; g++'s build would act on it when it reads the text again
+    text = f'#define P _Pragma("GCC optimize(\\"O0\\")")\nP\n{SIGNATURE}\n{BODY}'
+    with pytest.raises(UnsupportedKernelError, match=r"kernel.cu:2: #pragma GCC optimize"):
+        _build(text)
+
+
+def test_a_name_that_is_a_macro_only_in_the_cpu_build_is_refused() -> None:
+    # `linux` is predefined by g++ (gnu++17), an ordinary name to NVRTC
+    text = f"{SIGNATURE}\n{{\n    const int linux = 1;\n    if (!linux) return;\n{BODY}}}\n"
+    with pytest.raises(UnsupportedKernelError, match=r"kernel.cu:3: 'linux' means something"):
+        _build(text)
+
+
+def test_loop_unrolling_pragmas_are_allowed() -> None:
+    body = BODY.replace("for (int k", "#pragma unroll 4\n        for (int k")
+    _build(f"{SIGNATURE}\n{body}")
+
+
+@pytest.fixture(scope="module")
+def small_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(ROOT / "course.yaml", root / "course.yaml")
+    for name in ("exercises", "solutions", "reference"):
+        shutil.copytree(ROOT / name, root / name)
+    spec = root / "exercises/ex1-non-square/spec.yaml"
+    text = spec.read_text()
+    spec.write_text(text[: text.index("  cases:")] + "  cases:\n    - {shape: 17x33x65}\n")
+    return root
+
+
+def test_the_cpu_runs_the_function_nvrtc_compiled_not_one_a_macro_renames(
+    small_course: Path,
+) -> None:
+    # NVRTC expands macros in the kernel's name too: the GPU launches the empty `fake`, while
+    # a harness calling `matmul_tiled` by name would run the one that does the work
+    text = (
+        f"{SIGNATURE}\n{BODY}"
+        "__global__ void fake(const float *A, const float *B, float *C, int M, int K, int N) {}\n"
+        "#define matmul_tiled fake\n"
+    )
+    report = grade(
+        load_course(small_course).find("ex1"), KernelSource(text, "kernel.cu"), backend="cpu"
+    )
+    assert not report.passed
+    case = next(c for c in report.checks if c.kind == "correctness")
+    assert case.status == "failed" and "C was never written" in case.message
+
+
+def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # a body no other test builds, so that the first check really builds it
+    kernel = tmp_path / "kernel.cu"
+    kernel.write_text(f"{SIGNATURE}\n{BODY}// {tmp_path.name}\n")
+    args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--file"]
+    first = run_grader([*args, str(kernel), "--json"])
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    shutil.copy(kernel, moved / "kernel.cu")  # same text, another directory: still a hit
+    second = run_grader([*args, str(moved / "kernel.cu"), "--json"])
+    stages = [json.loads(run.stdout)["stages"] for run in (first, second)]
+    assert [[s["cached"] for s in run] for run in stages] == [[False], [True]], stages
+    assert json.loads(second.stdout)["passed"]
+    terminal = run_grader([*args, str(kernel)])
+    assert "reused from the cache" in terminal.stdout and "not counted in any" in terminal.stdout
