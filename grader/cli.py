@@ -155,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")
+
+    cache = commands.add_parser("cache", help="show the build cache (NVRTC and CPU programs)")
+    cache.add_argument(
+        "action", nargs="?", choices=("show", "clear"), default="show", help="show or clear it"
+    )
     return parser
 
 

@@ -43,6 +43,8 @@ from grader.source import KernelSource
 
 Emit = Callable[[dict[str, Any]], None]
 EXIT_CONTEXT_LOST = 3
+EXIT_STOPPED = 4
+"""A check ran out of its time inside the child: the rest are skipped, as after a parent's stop."""
 COMPILE_CHECK = "compile"
 SWEEP_CHECK = "sweep timing"
 PERFORMANCE_CHECK = "performance"
@@ -212,6 +214,10 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
         return 0
     with holding("shared", "correctness", emit):
         code = _run_correctness(job, spec, backend, device, report, emit)
+    if code == EXIT_STOPPED:
+        hung = next(r.name for r in reported if "timeout" in r.symptoms)
+        skip_rest(f"not run: the kernel hit the time limit in '{hung}'")
+        return 0
     failed = job.any_failed or any(r.status in ("failed", "error") for r in reported)
     if code == 0 and spec.sweep is not None:
         return _run_sweep(job, spec, source, backend, failed, report, emit)
@@ -409,6 +415,7 @@ def _run_correctness(
         if case.variant != built:
             built, build_failure = case.variant, ""
             defines = {**spec.kernel.defines, **dict(case.defines)}
+            emit({"event": "start", "check": "build", "extra_s": BUILD_BUDGET_S})
             variant = compile_kernel(source, spec.kernel.name, defines, backend.arch)
             if isinstance(variant, CompileFailure):
                 build_failure = f"does not compile with {case.variant}: {variant.message}"
@@ -429,7 +436,9 @@ def _run_correctness(
             result = run_case(backend, spec, case, job.seed)
         except KernelRuntimeError as exc:
             if exc.symptom == "timeout":
+                # as when the parent stops a hanging child: the rest would hang too
                 report(_failed(case, str(exc), exc.symptom))
+                return EXIT_STOPPED
             else:
                 report(_failed(case, f"the kernel failed on the {device.backend.upper()}: {exc}"))
             if exc.context_lost:

@@ -40,7 +40,7 @@ _ORDERS = ("ascending", "descending", "shuffled")
 # CPU time a launch may use: a base plus its multiply-adds at a rate far below what the emulator
 # reaches on a slow, correct kernel (measured in benchmarks/cpu_backend.py). It is CPU time, so a
 # loaded machine does not make a correct kernel run out of it; an endless loop does, within it.
-_CPU_BASE_S = 20.0
+_CPU_BASE_S = 10.0
 _CHECKED_RATE = 1e6
 _FAST_RATE = 10e6
 WALL_FACTOR = 4.0

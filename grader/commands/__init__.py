@@ -60,6 +60,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return profile.run(open_course(course_dir), args.exercise, args.file)
     if args.command == "doctor":
         return doctor.run()
+    if args.command == "cache":
+        from grader.commands import cache
+
+        return cache.run(args.action == "clear")
     if args.command == "batch":
         from grader.commands import batch
 
