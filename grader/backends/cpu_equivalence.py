@@ -182,7 +182,7 @@ def _first_difference_line(original: str, rebuilt: str) -> int | None:
     lines_of = [
         {_loc_line(x) for x in _ptx_lines(p) if x.startswith(".loc")} for p in (original, rebuilt)
     ]
-    only_one = lines_of[0] ^ lines_of[1]
+    only_one = (lines_of[0] ^ lines_of[1]) - {0}  # line 0: code of the compiler's own
     if only_one:
         return min(only_one)
     line: int | None = None

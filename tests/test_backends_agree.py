@@ -1,0 +1,77 @@
+"""The CPU backend gives the GPU's verdict: every solution, stub and known-wrong kernel, graded on
+both backends with the same seed, passes or fails alike, and fails first at the same check.
+
+Where the GPU's first failure is a check only a GPU can make (timing, measured answers), the CPU
+must say so for that check ("needs a GPU") and pass everything before it."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from grader.course import Exercise, load_course
+from grader.grading import default_answers, grade
+from grader.results import CheckResult, Report
+from grader.source import read_source
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+COURSE = load_course(ROOT)
+SEED = 2026
+
+
+def _kernels(exercise: Exercise) -> list[Path]:
+    variants = [p for p in exercise.wrong_variants if p.suffix == ".cu"]
+    return [exercise.solution, exercise.stub, *variants]
+
+
+def _first_failure(report: Report) -> CheckResult | None:
+    return next((c for c in report.checks if c.status in ("failed", "error")), None)
+
+
+def _grade(exercise: Exercise, kernel: Path, backend: str) -> Report:
+    answers = default_answers(exercise, kernel)
+    if answers is not None and not answers.is_file():
+        answers = default_answers(exercise, exercise.solution)
+    return grade(exercise, read_source(kernel), seed=SEED, backend=backend, answers=answers)
+
+
+def disagreement(gpu: Report, cpu: Report) -> str:
+    """'' when the CPU's verdict is the GPU's, else how they differ."""
+    on_gpu, on_cpu = _first_failure(gpu), _first_failure(cpu)
+    if on_gpu is None:
+        return "" if on_cpu is None else f"passes on the GPU, fails on the CPU at {on_cpu.name}"
+    mirror = next(c for c in cpu.checks if c.name == on_gpu.name)
+    if mirror.status == "skipped" and mirror.message.startswith("needs a GPU"):
+        before = cpu.checks[: cpu.checks.index(mirror)]
+        broken = [c.name for c in before if c.status in ("failed", "error")]
+        return f"fails on the CPU at {broken[0]} before the GPU-only check" if broken else ""
+    if on_cpu is None:
+        return f"fails on the GPU at {on_gpu.name}, passes on the CPU"
+    if on_cpu.name != on_gpu.name:
+        return f"fails first at {on_gpu.name} on the GPU, at {on_cpu.name} on the CPU"
+    return ""
+
+
+@pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
+def test_the_cpu_backend_gives_the_gpu_verdict(exercise: Exercise) -> None:
+    kernels = _kernels(exercise)
+    gpu = [_grade(exercise, kernel, "gpu") for kernel in kernels]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        cpu = list(pool.map(lambda kernel: _grade(exercise, kernel, "cpu"), kernels))
+    table = []
+    problems = []
+    for kernel, on_gpu, on_cpu in zip(kernels, gpu, cpu, strict=True):
+        assert on_gpu.device.backend == "gpu" and on_cpu.device.backend == "cpu"
+        first_gpu, first_cpu = _first_failure(on_gpu), _first_failure(on_cpu)
+        table.append(
+            f"{kernel.relative_to(ROOT)}: GPU {first_gpu.name if first_gpu else 'pass'} | "
+            f"CPU {first_cpu.name if first_cpu else 'pass'}"
+        )
+        why = disagreement(on_gpu, on_cpu)
+        if why:
+            problems.append(f"{kernel.relative_to(ROOT)}: {why}")
+    print("\n".join(table))
+    assert problems == []
