@@ -72,6 +72,7 @@ def test_the_cpu_backend_gives_the_gpu_verdict(exercise: Exercise) -> None:
         )
         why = disagreement(on_gpu, on_cpu)
         if why:
-            problems.append(f"{kernel.relative_to(ROOT)}: {why}")
+            said = [f"{c.name}: {c.message[:300]}" for c in (first_gpu, first_cpu) if c]
+            problems.append(f"{kernel.relative_to(ROOT)}: {why}; " + " / ".join(said))
     print("\n".join(table))
-    assert problems == []
+    assert problems == [], "\n".join(problems)

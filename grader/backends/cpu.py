@@ -104,6 +104,17 @@ def check_toolchain() -> str:
             "Boost.Context is missing: install it "
             "(Debian/Ubuntu: apt-get install libboost-context-dev)"
         )
+    library = subprocess.run(
+        [compiler, "-print-file-name=libboost_context.so"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if not Path(library.stdout.strip()).is_absolute():  # g++ echoes the bare name when absent
+        raise CpuUnavailableError(
+            "Boost.Context's library (libboost_context) is missing, though its headers are "
+            "there: install it (Debian/Ubuntu: apt-get install libboost-context-dev)"
+        )
     version = subprocess.run(
         [compiler, "-dumpfullversion"], capture_output=True, text=True, check=False
     )
