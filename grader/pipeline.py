@@ -171,6 +171,21 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
     hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)
     backend, device = opened or open_backend(job.backend)
+    try:
+        return _execute(job, emit, spec, source, backend, device)
+    finally:
+        if backend is not None:
+            backend.close()
+
+
+def _execute(
+    job: Job,
+    emit: Emit,
+    spec: ExerciseSpec,
+    source: KernelSource,
+    backend: Backend | None,
+    device: DeviceInfo,
+) -> int:
     emit({"event": "device", "device": asdict(device)})
     planned = {check.name: check for check in plan(spec)}
     reported: list[CheckResult] = []

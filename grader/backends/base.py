@@ -108,3 +108,7 @@ class Backend(Protocol):
     def take_warnings(self) -> list[str]:
         """Warnings gathered since the last call (e.g. threads that exited before a barrier)."""
         ...
+
+    def close(self) -> None:
+        """Release what the backend holds for the kernel (the CPU backend's running programs)."""
+        ...

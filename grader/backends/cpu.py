@@ -10,13 +10,10 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 
-from grader import sandbox
 from grader.backends.base import (
     DoubleArray,
     FloatArray,
@@ -28,6 +25,7 @@ from grader.backends.base import (
 from grader.backends.cpu_build import Build, Program, build
 from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKernelError
 from grader.backends.cpu_failures import explain_failure, killed_by
+from grader.backends.cpu_session import ProgramEndedError, Session
 from grader.compiler import CompiledKernel
 from grader.errors import GraderError
 from grader.lexing import blank_comments_and_literals
@@ -129,26 +127,26 @@ def _boost_elsewhere() -> bool:
     )
 
 
-_STDERR_KEPT = 256 * 1024
-
-
-def _read_capped(stream: IO[bytes]) -> str:
-    """The start and the end of a possibly huge stream (sanitizer reports come at the end)."""
-    size = stream.seek(0, os.SEEK_END)
-    half = _STDERR_KEPT // 2
-    stream.seek(0)
-    if size <= _STDERR_KEPT:
-        return stream.read().decode("utf-8", "replace")
-    head = stream.read(half)
-    stream.seek(size - half)
-    tail = stream.read(half)
-    return (head + b"\n...\n" + tail).decode("utf-8", "replace")
-
-
 def cpu_seconds(m: int, k: int, n: int) -> float:
     """The CPU time one launch of this shape may use."""
     rate = _FAST_RATE if m * k * n > CHECKED_LIMIT else _CHECKED_RATE
     return _CPU_BASE_S + m * k * n / rate
+
+
+def _failure(ended: ProgramEndedError, limit: float) -> KernelRuntimeError:
+    """What a program that stopped during a launch means, for the student."""
+    stderr = ended.stderr
+    if killed_by(ended.returncode) in (signal.SIGXCPU, signal.SIGKILL) and not (
+        "GRADER-CPU-ERROR" in stderr or "Sanitizer" in stderr
+    ):
+        return KernelRuntimeError(
+            f"did not finish within its CPU-time limit of {limit:.0f} s and was stopped (CPU "
+            "time: the machine's load does not count): an endless loop, or a __syncthreads() "
+            "that some threads never reach?",
+            context_lost=False,
+            symptom="timeout",
+        )
+    return KernelRuntimeError(explain_failure(stderr, ended.returncode), context_lost=False)
 
 
 class CpuBackend:
@@ -163,6 +161,8 @@ class CpuBackend:
         )
         self._toolchain = toolchain
         self._build: Build | None = None
+        self._sessions: dict[bool, Session] = {}
+        """The running programs (fast, checked) of the current build."""
         self._launches = 0
         self.warnings: list[str] = []
 
@@ -180,6 +180,7 @@ class CpuBackend:
         problems = unsupported_constructs(source)
         if problems:
             raise UnsupportedKernelError(problems[0])
+        self.close()  # a new build: its programs start afresh, as a new module would on a GPU
         self._build = build(source, defines, compiled.symbol, self._toolchain)
         what = "reused from the cache" if self._build.cached else "built"
         return Preparation(
@@ -206,72 +207,43 @@ class CpuBackend:
 
     def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
         checked = launch.m * launch.k * launch.n <= CHECKED_LIMIT
-        program = self._program(checked)
         order = self._launches % len(_ORDERS)
         self._launches += 1
-        with tempfile.TemporaryDirectory(prefix="grader-cpu-") as work:
-            for name, data in (("a", launch.a), ("b", launch.b), ("c", launch.c)):
-                data.tofile(Path(work) / f"{name}.bin")
-            grid, block = launch.geometry.grid, launch.geometry.block
-            args = [
-                work,
-                launch.m,
-                launch.k,
-                launch.n,
-                launch.offset,
-                *grid,
-                *block,
-                order,
-                self._launches,
-                int(checked),
-            ]
-            env = sandbox.clean_env()  # none of the grader's environment (secrets, tokens)
-            env["ASAN_OPTIONS"] = (
-                "detect_leaks=0:abort_on_error=0:exitcode=71:detect_stack_use_after_return=0:"
-                f"hard_rss_limit_mb={sandbox.rss_limit_mb()}:"
-                f"malloc_limit_mb={sandbox.rss_limit_mb()}"
-            )
-            env["UBSAN_OPTIONS"] = "halt_on_error=1:exitcode=72:print_stacktrace=1"
+        session = self._session(checked)
+        for name, data in (("a", launch.a), ("b", launch.b), ("c", launch.c)):
+            data.tofile(session.work / f"{name}.bin")
+        fields = [
+            launch.m, launch.k, launch.n, launch.offset, *launch.geometry.grid,
+            *launch.geometry.block, order, self._launches, int(checked),
+        ]  # fmt: skip
+        limit = cpu_seconds(launch.m, launch.k, launch.n)
+        try:
+            stderr = session.launch([str(x) for x in fields], limit)
+        except ProgramEndedError as ended:
+            # like a GPU context after a fault: the next launch starts a fresh program
+            self._close_session(checked)
+            self._collect_warnings(ended.stderr)
+            raise _failure(ended, limit) from None
+        self._collect_warnings(stderr)
+        out = [np.fromfile(session.work / f"{name}.out", dtype=np.float32) for name in "abc"]
+        return GemmOutput(a=out[0], b=out[1], c=out[2])
+
+    def _session(self, checked: bool) -> Session:
+        if checked not in self._sessions:
             try:
-                command = sandbox.wrap(
-                    [str(program.path), *map(str, args)], Path(work), [program.path]
-                )
+                self._sessions[checked] = Session(self._program(checked).path, checked)
             except GraderError as exc:
                 raise UnsupportedKernelError(str(exc)) from None
-            # stdout (the kernel's printf) is dropped; stderr (sanitizer reports) goes to a file
-            # under the size limit, of which at most _STDERR_KEPT bytes are read back: a kernel
-            # that floods either costs no memory here.
-            with (Path(work) / "stderr.txt").open("w+b") as errors:
-                done = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=errors,
-                    env=env,
-                    check=False,
-                    preexec_fn=sandbox.limits(
-                        memory=not checked, cpu_seconds=cpu_seconds(launch.m, launch.k, launch.n)
-                    ),
-                )
-                stderr = _read_capped(errors)
-            self._collect_warnings(stderr)
-            if done.returncode != 0:
-                if killed_by(done.returncode) in (signal.SIGXCPU, signal.SIGKILL) and not (
-                    "GRADER-CPU-ERROR" in stderr or "Sanitizer" in stderr
-                ):
-                    limit = cpu_seconds(launch.m, launch.k, launch.n)
-                    raise KernelRuntimeError(
-                        f"did not finish within its CPU-time limit of {limit:.0f} s and was "
-                        "stopped (CPU time: the machine's load does not count): an endless "
-                        "loop, or a __syncthreads() that some threads never reach?",
-                        context_lost=False,
-                        symptom="timeout",
-                    )
-                raise KernelRuntimeError(
-                    explain_failure(stderr, done.returncode), context_lost=False
-                )
-            out = [np.fromfile(Path(work) / f"{name}.out", dtype=np.float32) for name in "abc"]
-        return GemmOutput(a=out[0], b=out[1], c=out[2])
+        return self._sessions[checked]
+
+    def _close_session(self, checked: bool) -> None:
+        session = self._sessions.pop(checked, None)
+        if session is not None:
+            session.close()
+
+    def close(self) -> None:
+        for checked in list(self._sessions):
+            self._close_session(checked)
 
     def take_warnings(self) -> list[str]:
         taken, self.warnings = self.warnings, []

@@ -36,7 +36,7 @@ HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
 HARNESS = RUNTIME_DIR / "harness_main.hpp"
 BUILD_TIMEOUT_S = 180
 """Per g++ run; the two builds run side by side."""
-_BUILD_FORMAT = "4: NVRTC's view, proven by PTX; kernel called by its NVRTC symbol"
+_BUILD_FORMAT = "5: NVRTC's view, proven by PTX; NVRTC's symbol; one process, many launches"
 """Part of every cached program's key: raise it when how programs are built changes."""
 _EXTERN_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
@@ -80,6 +80,10 @@ def build_flags(checked: bool) -> list[str]:
     return [*common, "-O2"]
 
 
+PRELUDE = '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
+"""What the unit holds before the student's code: the runtime, and what the harness needs."""
+
+
 @functools.cache
 def build_macros() -> frozenset[str]:
     """Every macro name defined where the CPU build compiles the student's code: g++'s own, its
@@ -87,7 +91,8 @@ def build_macros() -> frozenset[str]:
     names: set[str] = set()
     for checked in (False, True):
         done = subprocess.run(
-            ["g++", *build_flags(checked), "-dM", "-E", "-x", "c++", str(HEADER)],
+            ["g++", *build_flags(checked), "-I", str(RUNTIME_DIR), "-dM", "-E", "-x", "c++", "-"],
+            input=PRELUDE,
             capture_output=True,
             text=True,
             check=False,
@@ -126,6 +131,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             source.display_name,
             sorted(defines.items()),
             symbol,
+            PRELUDE,
             HEADER.read_text(),
             HARNESS.read_text(),
             build_flags(False),
@@ -160,7 +166,7 @@ def build(
         text = _nvrtc_view(source, defines, Path(work))
         unit = Path(work) / "unit.cpp"
         unit.write_text(
-            '#include "cuda_cpu.hpp"\n'
+            PRELUDE
             + translate(text)
             + '\n#line 1 "grader-harness"\n'
             + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'

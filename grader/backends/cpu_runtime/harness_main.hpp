@@ -1,6 +1,7 @@
 // The program around a student's kernel: reads the guarded buffers written by the grader, runs one
-// launch with the given geometry and thread order, writes the buffers back.
-//   usage: PROGRAM DIR M K N GUARD GRID_X GRID_Y BLOCK_X BLOCK_Y ORDER SEED CHECKED
+// launch with the given geometry and thread order, writes the buffers back, and waits for the
+// next request. One request per line on stdin; "ok" on stdout once a launch's outputs are written:
+//   DIR M K N GUARD GRID_X GRID_Y BLOCK_X BLOCK_Y ORDER SEED CHECKED CPU_SECONDS
 // DIR holds a.bin, b.bin, c.bin (float32, guards included); the program writes a.out, b.out, c.out.
 // CHECKED = 1: A, B and C are copied into buffers of exactly their size, so that AddressSanitizer
 // reports any access past them; their addresses go to stderr for the grader to name them.
@@ -50,8 +51,10 @@ inline void run_kernel(void *context) {
 
 }  // namespace gg_harness
 
-int main(int argc, char **argv) {
-    if (argc != 13) ::gg::fail("harness: expected 12 arguments");
+namespace gg_harness {
+
+// One launch: its arguments are the fields of one request line (see the top of this file).
+inline void run_one(char **argv) {
     const char *dir = argv[1];
     const int m = std::atoi(argv[2]), k = std::atoi(argv[3]), n = std::atoi(argv[4]);
     const std::size_t guard = std::strtoull(argv[5], nullptr, 10);
@@ -61,9 +64,19 @@ int main(int argc, char **argv) {
     const unsigned seed = static_cast<unsigned>(std::strtoul(argv[11], nullptr, 10));
     const bool checked = std::atoi(argv[12]) != 0;
 
-    gg_harness::Floats a = gg_harness::read_floats(dir, "a.bin");
-    gg_harness::Floats b = gg_harness::read_floats(dir, "b.bin");
-    gg_harness::Floats c = gg_harness::read_floats(dir, "c.bin");
+    // CPU time: this launch's allowance on top of what the earlier ones used (SIGXCPU past it)
+    rusage used{};
+    getrusage(RUSAGE_SELF, &used);
+    rlimit cpu{};
+    getrlimit(RLIMIT_CPU, &cpu);
+    const rlim_t spent = static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec);
+    const rlim_t allowed = spent + static_cast<rlim_t>(std::strtoul(argv[13], nullptr, 10));
+    cpu.rlim_cur = allowed < cpu.rlim_max ? allowed : cpu.rlim_max;
+    setrlimit(RLIMIT_CPU, &cpu);
+
+    Floats a = read_floats(dir, "a.bin");
+    Floats b = read_floats(dir, "b.bin");
+    Floats c = read_floats(dir, "c.bin");
     const std::size_t sa = std::size_t(m) * k, sb = std::size_t(k) * n, sc = std::size_t(m) * n;
     float *A = a.data + guard, *B = b.data + guard, *C = c.data + guard;
     float *exact_a = nullptr, *exact_b = nullptr, *exact_c = nullptr;
@@ -80,15 +93,41 @@ int main(int argc, char **argv) {
         B = exact_b;
         C = exact_c;
     }
-    gg_harness::Arguments arguments{A, B, C, m, k, n};
-    ::gg::launch(grid, block, 0, order, seed, gg_harness::run_kernel, &arguments);
+    Arguments arguments{A, B, C, m, k, n};
+    ::gg::launch(grid, block, 0, order, seed, run_kernel, &arguments);
     if (checked) {
         std::memcpy(a.data + guard, exact_a, sa * sizeof(float));
         std::memcpy(b.data + guard, exact_b, sb * sizeof(float));
         std::memcpy(c.data + guard, exact_c, sc * sizeof(float));
     }
-    gg_harness::write_floats(dir, "a.out", a);
-    gg_harness::write_floats(dir, "b.out", b);
-    gg_harness::write_floats(dir, "c.out", c);
+    write_floats(dir, "a.out", a);
+    write_floats(dir, "b.out", b);
+    write_floats(dir, "c.out", c);
+    std::free(exact_a);
+    std::free(exact_b);
+    std::free(exact_c);
+    std::free(a.data);
+    std::free(b.data);
+    std::free(c.data);
+}
+
+}  // namespace gg_harness
+
+// Launches one request at a time, for as long as the grader sends them: `__device__` variables
+// keep their values from one launch to the next, as they do on a GPU while the module is loaded.
+int main() {
+    const int reply = dup(1);  // "ok" after each launch goes here; the kernel's printf nowhere
+    if (reply < 0 || !std::freopen("/dev/null", "w", stdout)) ::gg::fail("harness: no reply channel");
+    char line[8192];
+    while (std::fgets(line, sizeof(line), stdin)) {
+        char *fields[14] = {nullptr};
+        int count = 1;
+        for (char *word = std::strtok(line, " \n"); word && count < 14; word = std::strtok(nullptr, " \n"))
+            fields[count++] = word;
+        if (count != 14) ::gg::fail("harness: a request needs 13 fields");
+        gg_harness::run_one(fields);
+        std::fflush(stderr);
+        if (write(reply, "ok\n", 3) != 3) return 0;
+    }
     return 0;
 }
