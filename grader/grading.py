@@ -6,6 +6,7 @@ import secrets
 from pathlib import Path
 
 from grader.bounded_read import read_bounded
+from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.diagnosis import cross_case_hints
 from grader.course import Exercise
 from grader.errors import GraderError
@@ -75,6 +76,9 @@ def grade(
     by_name = {c.name: c for c in checks}
     cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
     hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch)
+    wrong = any(c.kind == "correctness" and c.status == "failed" for c in checks)
+    shared = shared_by_blocks_hint(source) if wrong else None
+    hints += [shared] if shared else []
     return Report(
         exercise=exercise.id,
         title=exercise.title,
