@@ -323,7 +323,7 @@ def _run_sweep(
         elif not gpu:
             detail += " (by the limits of every current CUDA GPU)"
     evidence = evidence_for(spec, medians, limit, detail, no_timing)
-    answers = job.answers_error or load_answers(
+    answers = job.answers_error or _missing_answers(job, spec) or load_answers(
         job.answers_text, spec.answers.file, TileSweepAnswers
     )
     for result in grade_tile_sweep(answers, evidence, spec.answers, sweep.values):
@@ -386,7 +386,7 @@ def _run_profile(
         profile.size,
         backend.l2_bytes() if isinstance(backend, GpuBackend) else None,
     )
-    answers = job.answers_error or load_answers(
+    answers = job.answers_error or _missing_answers(job, spec) or load_answers(
         job.answers_text, spec.answers.file, ProfilingAnswers
     )
     for result in grade_profiling(answers, evidence, spec.answers):
@@ -404,6 +404,16 @@ def _profile_summary(figures: dict[str, dict[str, float]], n: int) -> str:
     return (
         f"profiled at n = {n}, naive vs tiled: L1 global loads {pair('l1_global_load_mb', 'MB')}, "
         f"DRAM reads {pair('dram_read_mb', 'MB')}, time {pair('duration_us', 'us')}"
+    )
+
+
+def _missing_answers(job: Job, spec: ExerciseSpec) -> str:
+    """Why no answer can be graded when the answers file is absent ('' when it is there)."""
+    if job.answers_text is not None or spec.answers is None:
+        return ""
+    return (
+        f"no {spec.answers.file} next to the kernel: 0 of {spec.answers.points} points for the "
+        "answers (copy the exercise's template next to your kernel and fill it in)"
     )
 
 

@@ -35,12 +35,17 @@ from grader.source import KernelSource
 # Shapes up to this many multiply-adds run in the checked build (about 12x slower).
 CHECKED_LIMIT = 1 << 21
 _ORDERS = ("ascending", "descending", "shuffled")
-# CPU time a launch may use: a base plus its multiply-adds at a rate far below what the emulator
-# reaches on a slow, correct kernel (measured in benchmarks/cpu_backend.py). It is CPU time, so a
-# loaded machine does not make a correct kernel run out of it; an endless loop does, within it.
+# CPU time a launch may use: a base plus an allowance per element of C (padded to whole tiles)
+# for a loop over max(K, 2048) at a rate about 8x below what the emulator measured on this
+# course's kernels (checked build 78 M, fast build 390 M iterations per second, 2-core machine).
+# The loop length is not K alone: a correct kernel may walk a padded range (a fixed 1024 /
+# TILE_SIZE steps with bounds checks, say), which costs a GPU nothing and the CPU a lot. It is
+# CPU time, so a loaded machine does not eat into it; an endless loop runs out of it.
 _CPU_BASE_S = 10.0
-_CHECKED_RATE = 1e6
-_FAST_RATE = 10e6
+_LOOP_FLOOR = 2048
+_PAD = 32
+_CHECKED_RATE = 10e6
+_FAST_RATE = 40e6
 WALL_FACTOR = 4.0
 """The wall-clock backstop per launch, as a multiple of its CPU-time limit (a process on a busy
 2-core machine gets a fraction of a core; only a program that waits without computing needs it)."""
@@ -130,7 +135,8 @@ def _boost_elsewhere() -> bool:
 def cpu_seconds(m: int, k: int, n: int) -> float:
     """The CPU time one launch of this shape may use."""
     rate = _FAST_RATE if m * k * n > CHECKED_LIMIT else _CHECKED_RATE
-    return _CPU_BASE_S + m * k * n / rate
+    work = (m + _PAD) * (n + _PAD) * max(k, _LOOP_FLOOR)
+    return _CPU_BASE_S + work / rate
 
 
 def _failure(ended: ProgramEndedError, limit: float) -> KernelRuntimeError:

@@ -100,7 +100,7 @@ def grade_tile_sweep(
     share = question_share(spec, values)
     if isinstance(answers, str):
         results = [CheckResult(n, "answers", "failed", 0.0, share, answers) for n in names]
-        return [*results, explanation_result("")]
+        return [*results, unanswered_explanation(answers)]
 
     def result(name: str, ok: bool | None, message: str) -> CheckResult:
         if ok is None:
@@ -171,6 +171,11 @@ def grade_tile_sweep(
             )
         )
     return [*out, explanation_result(answers.explanation)]
+
+
+def unanswered_explanation(why: str) -> CheckResult:
+    """The explanation's entry when the answers could not be read: not graded, never passed."""
+    return CheckResult(EXPLANATION, "answers", "skipped", 0.0, 0.0, f"not graded: {why}")
 
 
 def explanation_result(text: str) -> CheckResult:

@@ -222,6 +222,14 @@ def cross_case_hints(
             "belongs (A's row stride is K; B's and C's is N; the loop runs over K)."
         ]
     clean = all(set(r.symptoms) <= _CLEAN_SYMPTOMS for _, r in failed)
+    longest_passing = max(s.k for s in passed)
+    if clean and all(s.k > longest_passing for s in failed_shapes):
+        shapes = ", ".join(map(str, failed_shapes))
+        return [
+            f"Fails exactly when K is over {longest_passing} ({shapes}), the longest K that "
+            "passes: the loop over K must cover all of K. Count its tiles from K, not from M, "
+            "N or a fixed size such as 1024 / TILE_SIZE."
+        ]
     if tile_k and clean:
         misses_k = {s for s in failed_shapes if s.k % tile_k}
         if misses_k == set(failed_shapes) and all(s.k % tile_k == 0 for s in passed):

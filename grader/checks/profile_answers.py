@@ -9,7 +9,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from grader.checks.answers import AnswersModel, close, explanation_result
+from grader.checks.answers import (
+    AnswersModel,
+    close,
+    explanation_result,
+    unanswered_explanation,
+)
 from grader.course import AnswersSpec
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckResult
@@ -106,7 +111,7 @@ def grade_profiling(
     share = profile_question_share(spec)
     if isinstance(answers, str):
         failed = [_verdict(n, False, answers, share) for n in PROFILE_CHECK_NAMES]
-        return [*failed, explanation_result("")]
+        return [*failed, unanswered_explanation(answers)]
     verdicts = [
         _figures(label, getattr(answers, label), evidence, spec.figure_tolerance)
         for label in ("naive", "tiled")

@@ -133,3 +133,16 @@ def test_an_alias_bomb_is_refused_in_one_line_at_once() -> None:
     result = load_answers("\n".join(lines), "answers.yaml", TileSweepAnswers)
     assert isinstance(result, str)
     assert result.startswith("answers.yaml:") and "aliases" in result and "\n" not in result
+
+
+def test_without_an_answers_file_no_answer_passes_and_the_points_are_named() -> None:
+    from grader.pipeline import Job, _missing_answers
+
+    assert SPEC.answers is not None and SPEC.sweep is not None
+    job = Job(spec_path="", source_text="", display_name="kernel.cu", seed=1, answers_text=None)
+    why = _missing_answers(job, SPEC)
+    assert why.startswith(f"no answers.yaml next to the kernel: 0 of {SPEC.answers.points} points")
+    out = grade_tile_sweep(why, H200, SPEC.answers, SPEC.sweep.values)
+    assert [r.status for r in out if r.name != "answers explanation"] == ["failed"] * (len(out) - 1)
+    explanation = next(r for r in out if r.name == "answers explanation")
+    assert explanation.status == "skipped" and explanation.message == f"not graded: {why}"
