@@ -7,12 +7,12 @@ from pathlib import Path
 
 from grader.bounded_read import read_bounded
 from grader.checks.device_globals import shared_by_blocks_hint
-from grader.checks.diagnosis import cross_case_hints
+from grader.checks.diagnosis import cross_case_hints, ignored_tile_size_hint
 from grader.course import Exercise
 from grader.errors import GraderError
 from grader.isolation import run_isolated
 from grader.pipeline import Job, correctness_cases, plan
-from grader.results import Report
+from grader.results import CheckResult, Report
 from grader.source import KernelSource
 
 
@@ -76,6 +76,11 @@ def grade(
     by_name = {c.name: c for c in checks}
     cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
     hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch)
+    by_build: dict[str, list[CheckResult]] = {}
+    for case in correctness_cases(spec):
+        by_build.setdefault(case.variant, []).append(by_name[case.name])
+    ignored = ignored_tile_size_hint(by_build)
+    hints += [ignored] if ignored else []
     wrong = any(c.kind == "correctness" and c.status == "failed" for c in checks)
     shared = shared_by_blocks_hint(source) if wrong else None
     hints += [shared] if shared else []

@@ -81,6 +81,15 @@ def _span(mask: npt.NDArray[np.bool_]) -> str:
     return f"rows {rows.min()}..{rows.max()}, columns {cols.min()}..{cols.max()}"
 
 
+UNINITIALISED_SHARED_BITS = 0xFFFFFFFF
+"""The CPU backend's fill of shared memory (0xFF bytes); arithmetic on it keeps these bits."""
+
+
+def _all_bits(analysis: Analysis, where: npt.NDArray[np.bool_], bits: int) -> bool:
+    values = analysis.result.view(np.uint32)[where]
+    return bool(values.size) and bool(np.all(values == np.uint32(bits)))
+
+
 def describe_failure(
     analysis: Analysis,
     shape: Shape,
@@ -109,7 +118,13 @@ def describe_failure(
     lines = [headline]
     symptoms: list[str] = []
 
-    if nondeterministic:
+    if nondeterministic and nan_from_inputs:
+        symptoms.append("varies_with_outside_reads")
+        lines.append(
+            "Two launches on the same inputs gave different results because the kernel reads "
+            "outside A or B (see below), where the values are not the inputs'."
+        )
+    elif nondeterministic:
         symptoms.append("race")
         lines.append(
             "Two launches on the same inputs gave different results: threads race. Usually a "
@@ -153,6 +168,15 @@ def describe_failure(
             f"NaN/Inf in {_span(nonfinite)} come from reads outside A or B: the grader surrounds "
             "the inputs with NaN, and with zeros there instead the NaNs go away. A load without "
             "a bounds check?"
+        )
+    elif nonfinite.any() and _all_bits(analysis, nonfinite, UNINITIALISED_SHARED_BITS):
+        symptoms.append("uninitialised_shared")
+        lines.append(
+            f"NaN/Inf in {_span(nonfinite)} come from __shared__ memory read before any thread "
+            "of the block wrote it (the CPU backend fills shared memory with NaN before every "
+            "block; a GPU leaves whatever was there). Does every thread store its element of the "
+            "tile (0.0f where it lies outside A or B) before the __syncthreads() that precedes "
+            "the reads?"
         )
     elif nonfinite.any() and nonfinite.sum() == total:
         symptoms.append("nan_everywhere")
@@ -244,3 +268,18 @@ def cross_case_hints(
             f"{columns} columns): check the bounds on rows and columns."
         ]
     return []
+
+
+def ignored_tile_size_hint(by_build: dict[str, list[CheckResult]]) -> str | None:
+    """For a sweep: the hint when some builds (e.g. `TILE_SIZE=32`) pass every case and others
+    fail, the mark of a tile size written into the code instead of taken from TILE_SIZE."""
+    ran = {build: results for build, results in by_build.items() if build}
+    passing = [b for b, rs in ran.items() if all(r.status == "passed" for r in rs)]
+    failing = [b for b, rs in ran.items() if any(r.status == "failed" for r in rs)]
+    if not passing or not failing:
+        return None
+    return (
+        f"Passes with {', '.join(passing)} only, fails with {', '.join(failing)}: is a tile size "
+        "written into the code (a 32, an array size, a loop bound) instead of TILE_SIZE? The "
+        "grader builds the kernel once for each TILE_SIZE and launches blocks of that size."
+    )

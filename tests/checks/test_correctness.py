@@ -247,3 +247,45 @@ def test_a_kernel_wrong_only_in_the_second_row_of_a_small_shape_is_not_boundary(
 def test_a_tiny_shape_passing_alone_is_not_called_hard_coded() -> None:
     verdicts = {"1x1x1": OK, "17x33x65": WRONG, "512x768x1024": WRONG, "1024x1024x1024": WRONG}
     assert not any("hard-coded" in h for h in cross_case_hints(_results(verdicts), 16, LAUNCH))
+
+
+def test_nan_from_shared_memory_read_before_it_was_written_is_not_called_plus_equals() -> None:
+    # the CPU backend fills shared memory with 0xFF bytes; arithmetic on that NaN keeps its bits
+    def unstaged(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
+        c[o : o + m * n] = np.full(m * n, 0xFFFFFFFF, dtype=np.uint32).view(np.float32)
+
+    result = _check(unstaged, "20x30x40")
+    assert "uninitialised_shared" in result.symptoms and "nan_everywhere" not in result.symptoms
+    assert "__shared__ memory read before any thread" in result.message
+    assert "+=" not in result.message
+
+
+def test_launches_that_differ_because_of_reads_outside_the_inputs_are_not_called_a_race() -> None:
+    # garbage read past A differs from launch to launch; with zeros around A the NaNs go away
+    def overread(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
+        correct(a, b, c, o, m, k, n, i)
+        c[o] = a[o + m * k] if i % 2 == 0 else 5.0  # past A: NaN, then something else
+
+    result = _check(overread, "20x30x40", repeat=2)
+    assert "race" not in result.symptoms
+    assert "reads outside A or B" in result.message and "threads race" not in result.message
+
+
+def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_coded() -> None:
+    from grader.checks.diagnosis import ignored_tile_size_hint
+
+    def results(*statuses: str) -> list[CheckResult]:
+        return [CheckResult(f"c{i}", "correctness", s, 0, 1, "") for i, s in enumerate(statuses)]  # type: ignore[arg-type]
+
+    hint = ignored_tile_size_hint(
+        {
+            "TILE_SIZE=8": results("passed", "failed"),
+            "TILE_SIZE=16": results("failed", "failed"),
+            "TILE_SIZE=32": results("passed", "passed"),
+        }
+    )
+    assert hint is not None
+    assert hint.startswith("Passes with TILE_SIZE=32 only, fails with TILE_SIZE=8, TILE_SIZE=16")
+    assert ignored_tile_size_hint({"": results("passed", "failed")}) is None
+    every = {"TILE_SIZE=8": results("failed"), "TILE_SIZE=32": results("failed")}
+    assert ignored_tile_size_hint(every) is None
