@@ -240,7 +240,11 @@ def cross_case_hints(
         return [
             f"Correct only at {passed[0]}: are sizes hard-coded instead of taken from M, K and N?"
         ]
-    if all(s.m == s.k == s.n for s in passed) and not any(s.m == s.k == s.n for s in failed_shapes):
+    # a square inside one block's tile fails for other reasons (bounds): it says nothing here
+    big_squares_failed = any(
+        s.m == s.k == s.n and (s.m > rows or s.n > columns) for s in failed_shapes
+    )
+    if all(s.m == s.k == s.n for s in passed) and len(set(passed)) > 1 and not big_squares_failed:
         return [
             f"Correct only for square shapes ({names}): somewhere M, K or N is used where another "
             "belongs (A's row stride is K; B's and C's is N; the loop runs over K)."

@@ -201,6 +201,11 @@ OK = ("passed", ())
             "partial tile along K",
         ),
         ({"17x32x65": WRONG, "32x32x32": OK, "512x768x1024": OK}, "multiple of the block's tile"),
+        # the ex1 stub: square-only, and out of bounds on a square smaller than a tile
+        (
+            {"1x1x1": WRONG, "17x33x65": WRONG, "64x64x64": OK, "1024x1024x1024": OK},
+            "square shapes (64x64x64, 1024x1024x1024)",
+        ),
         # a loop of 1024 / TILE_SIZE steps, or K's tiles counted from max(M, N)
         (
             {"31x1024x33": OK, "33x2049x47": WRONG, "1100x7x1030": OK, "1024x1024x1024": OK},
