@@ -323,8 +323,10 @@ def _run_sweep(
         elif not gpu:
             detail += " (by the limits of every current CUDA GPU)"
     evidence = evidence_for(spec, medians, limit, detail, no_timing)
-    answers = job.answers_error or _missing_answers(job, spec) or load_answers(
-        job.answers_text, spec.answers.file, TileSweepAnswers
+    answers = (
+        job.answers_error
+        or _missing_answers(job, spec)
+        or load_answers(job.answers_text, spec.answers.file, TileSweepAnswers)
     )
     for result in grade_tile_sweep(answers, evidence, spec.answers, sweep.values):
         report(result)
@@ -386,8 +388,10 @@ def _run_profile(
         profile.size,
         backend.l2_bytes() if isinstance(backend, GpuBackend) else None,
     )
-    answers = job.answers_error or _missing_answers(job, spec) or load_answers(
-        job.answers_text, spec.answers.file, ProfilingAnswers
+    answers = (
+        job.answers_error
+        or _missing_answers(job, spec)
+        or load_answers(job.answers_text, spec.answers.file, ProfilingAnswers)
     )
     for result in grade_profiling(answers, evidence, spec.answers):
         report(result)
