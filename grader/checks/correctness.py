@@ -9,7 +9,13 @@ import numpy as np
 import numpy.typing as npt
 
 from grader.backends.base import Backend, GemmLaunch, GemmOutput, Geometry, KernelRuntimeError
-from grader.checks.diagnosis import Analysis, describe_failure
+from grader.checks.diagnosis import (
+    C_POISON_BITS,
+    Analysis,
+    NanEvidence,
+    describe_failure,
+    nan_pattern,
+)
 from grader.checks.tolerance import error_bound, within_bound
 from grader.course import CaseSpec, ExerciseSpec, LaunchSpec, Shape
 from grader.results import CheckResult
@@ -18,7 +24,7 @@ from grader.results import CheckResult
 # any arithmetic on it yields a different pattern (the GPU returns its canonical NaN, x86 sets the
 # quiet bit), so an element still holding exactly these bits was never written, and `C += x`
 # shows up as NaN rather than as "never written".
-POISON_BITS = np.uint32(0x7F80BEEF)
+POISON_BITS = np.uint32(C_POISON_BITS)
 # C's guard regions hold another payload; any change there is a write outside C.
 SENTINEL_BITS = np.uint32(0x7FC0C0DE)
 
@@ -112,28 +118,105 @@ def analyze(
     )
 
 
-def _nan_from_inputs(
+def _nonfinite(output: GemmOutput, launch: GemmLaunch) -> npt.NDArray[np.bool_]:
+    """Elements of C that are NaN or Inf and not the poison (which means never written)."""
+    span = slice(launch.offset, launch.offset + launch.m * launch.n)
+    poison: npt.NDArray[np.bool_] = output.c.view(np.uint32)[span] == POISON_BITS
+    return ~np.isfinite(output.c[span]) & ~poison
+
+
+def _probe(backend: Backend, launch: GemmLaunch) -> GemmOutput | None:
+    try:
+        return backend.run_gemm(launch)
+    except KernelRuntimeError:
+        return None
+
+
+def _with_zero_c(launch: GemmLaunch) -> GemmLaunch:
+    c = launch.c.copy()
+    c[launch.offset : launch.offset + launch.m * launch.n] = 0.0
+    return replace(launch, c=c)
+
+
+def wide_guard_length(launch: GemmLaunch) -> int:
+    """A guard past any index a kernel builds from M, K, N and its tiles (`row * N + k` with a
+    row beyond M, say): a read that misses the grader's guard lands in this one."""
+    longest = max(launch.m, launch.k, launch.n)
+    return max((longest + 64) * longest + 1024, launch.offset)
+
+
+def _surrounded(
+    launch: GemmLaunch, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], fill: float
+) -> GemmLaunch:
+    """The launch again, with a wide guard of `fill` around A and B (C poisoned as before)."""
+    guard = wide_guard_length(launch)
+    size = launch.m * launch.n
+    c = _bits(SENTINEL_BITS, size + 2 * guard)
+    c[guard : guard + size] = _bits(POISON_BITS, size)
+    return replace(
+        launch,
+        a=_guarded_input(a, guard, fill),
+        b=_guarded_input(b, guard, fill),
+        c=c,
+        offset=guard,
+    )
+
+
+def _same(first: GemmOutput | None, second: GemmOutput | None) -> bool:
+    return (
+        first is not None
+        and second is not None
+        and np.array_equal(first.c.view(np.uint32), second.c.view(np.uint32))
+    )
+
+
+def nan_evidence(
     backend: Backend,
     launch: GemmLaunch,
     a: npt.NDArray[np.float32],
     b: npt.NDArray[np.float32],
     analysis: Analysis,
-) -> bool:
-    """Do the NaNs come from reading around A or B? Launch again with zeros there instead of
-    NaN: if fewer NaNs come out, they did (the rest of the verdict is unchanged)."""
-    if not analysis.nonfinite.any():
-        return False
-    guard = launch.offset
-    probe = replace(launch, a=_guarded_input(a, guard, 0.0), b=_guarded_input(b, guard, 0.0))
-    try:
-        output = backend.run_gemm(probe)
-    except KernelRuntimeError:
-        return False
-    c_bits = output.c.view(np.uint32)[guard : guard + launch.m * launch.n]
-    nonfinite = ~np.isfinite(output.c[guard : guard + launch.m * launch.n]) & (
-        c_bits != POISON_BITS
+    differs: bool,
+) -> NanEvidence:
+    """Where the NaNs of a failed launch, or the difference between its launches, come from,
+    told by launching again with one thing changed (made only where they can tell something):
+
+    - zeros all around A and B (a guard wider than any index the kernel could build) instead of
+      NaN: fewer NaNs mean reads outside the inputs. Where the launches differed, two such
+      launches that agree bit for bit mean that what changed was what lay outside (past the
+      grader's guard, memory differs from launch to launch), not the threads' order; without
+      NaNs, a launch with NaN all around shows whether the kernel reads outside at all;
+    - C's NaN pattern (the CPU backend): C's poison quietened by arithmetic means C was read
+      (`C += ...`); the CPU's fill of shared memory means a `__shared__` element read unwritten;
+    - else zeros in C instead of its poison: fewer NaNs mean C is read before it is written."""
+    has_nan = bool(analysis.nonfinite.any())
+    if not has_nan and not differs:
+        return NanEvidence()
+    zeros = _surrounded(launch, a, b, 0.0)
+    first = _probe(backend, zeros)
+    if first is None:
+        return NanEvidence()
+    nans = int(_nonfinite(first, zeros).sum())
+    from_inputs = has_nan and nans < int(analysis.nonfinite.sum())
+    reads_outside = from_inputs
+    if differs and not has_nan:
+        poisoned = _surrounded(launch, a, b, np.nan)
+        probe = _probe(backend, poisoned)
+        reads_outside = probe is not None and int(_nonfinite(probe, poisoned).sum()) > nans
+    if differs and reads_outside:
+        vary = _same(first, _probe(backend, zeros))
+        return NanEvidence(from_inputs=from_inputs, outside_reads_vary=vary)
+    if from_inputs or not has_nan:
+        return NanEvidence(from_inputs=from_inputs)
+    pattern = nan_pattern(analysis)
+    if pattern == "shared":
+        return NanEvidence(from_shared=True)
+    if pattern == "c":
+        return NanEvidence(from_c=True)
+    probe = _probe(backend, _with_zero_c(launch))
+    return NanEvidence(
+        from_c=probe is not None and int(_nonfinite(probe, launch).sum()) < analysis.nonfinite.sum()
     )
-    return int(nonfinite.sum()) < int(analysis.nonfinite.sum())
 
 
 @dataclass(frozen=True)
@@ -187,7 +270,7 @@ def run_case(
             shape,
             planned.launch or spec.launch,
             nondeterministic=differs,
-            nan_from_inputs=_nan_from_inputs(backend, launch, a, b, analysis),
+            nan=nan_evidence(backend, launch, a, b, analysis, differs),
             attempt=attempt,
             of=len(outputs),
         )

@@ -3,6 +3,7 @@ what the pattern suggests. Also hints drawn across several cases (which shapes p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,7 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 from grader.course import LaunchSpec, Shape
+from grader.lexing import Token, tokens
 from grader.results import CheckResult
+from grader.source import KernelSource
 
 MAX_EXAMPLES = 5
 
@@ -81,8 +84,39 @@ def _span(mask: npt.NDArray[np.bool_]) -> str:
     return f"rows {rows.min()}..{rows.max()}, columns {cols.min()}..{cols.max()}"
 
 
+C_POISON_BITS = 0x7F80BEEF
+"""C's fill before every launch: a signalling NaN with a payload (see correctness.py)."""
+C_POISON_READ_BITS = C_POISON_BITS | 0x00400000
+"""C's poison after arithmetic on the CPU: x86 quietens a signalling NaN and keeps its payload.
+A GPU returns its canonical NaN instead, which tells nothing: there a probe decides."""
 UNINITIALISED_SHARED_BITS = 0xFFFFFFFF
-"""The CPU backend's fill of shared memory (0xFF bytes); arithmetic on it keeps these bits."""
+"""The CPU backend's fill of shared memory (0xFF bytes): a quiet NaN that x86 arithmetic passes
+on unchanged. No GPU arithmetic gives it (their canonical NaN is 0x7FFFFFFF)."""
+
+
+@dataclass(frozen=True)
+class NanEvidence:
+    """Where the NaNs of a failed launch come from, as probe launches told (see correctness.py)."""
+
+    from_inputs: bool = False
+    """Fewer NaNs with zeros around A and B than with NaN there: reads outside the inputs."""
+    outside_reads_vary: bool = False
+    """The launches differed, and two launches with zeros around the inputs agree: what changed
+    from launch to launch is what the kernel read outside A or B, not the threads' order."""
+    from_c: bool = False
+    """C is read before it is written (`C[...] += ...`): C's poison quietened by arithmetic, or
+    fewer NaNs with zeros in C before the launch."""
+    from_shared: bool = False
+    """Every NaN has the CPU backend's shared-memory fill."""
+
+
+def nan_pattern(analysis: Analysis) -> str | None:
+    """`shared` or `c` when every NaN of C carries that source's bits, else None."""
+    if _all_bits(analysis, analysis.nonfinite, UNINITIALISED_SHARED_BITS):
+        return "shared"
+    if _all_bits(analysis, analysis.nonfinite, C_POISON_READ_BITS):
+        return "c"
+    return None
 
 
 def _all_bits(analysis: Analysis, where: npt.NDArray[np.bool_], bits: int) -> bool:
@@ -96,11 +130,12 @@ def describe_failure(
     launch: LaunchSpec,
     *,
     nondeterministic: bool,
-    nan_from_inputs: bool = False,
+    nan: NanEvidence | None = None,
     attempt: int = 0,
     of: int = 1,
 ) -> tuple[str, tuple[str, ...]]:
     """The message for a failed case and its symptoms (for cross-case hints)."""
+    nan = nan or NanEvidence()
     total = shape.m * shape.n
     bad = analysis.bad
     counts = [
@@ -118,19 +153,32 @@ def describe_failure(
     lines = [headline]
     symptoms: list[str] = []
 
-    if nondeterministic and nan_from_inputs:
+    outside = analysis.written_before + analysis.written_after
+    if nondeterministic and nan.outside_reads_vary:
         symptoms.append("varies_with_outside_reads")
         lines.append(
-            "Two launches on the same inputs gave different results because the kernel reads "
-            "outside A or B (see below), where the values are not the inputs'."
+            "Two launches on the same inputs gave different results, from reads outside A or B, "
+            "not from threads racing: with zeros all around the inputs (far past their ends), "
+            "two launches agree bit for bit. What lies outside an input differs from launch to "
+            "launch; bound every load (row < M && k < K for A, k < K && col < N for B) and "
+            "stage 0.0f outside."
+        )
+    elif nondeterministic and outside:
+        symptoms.append("race")
+        lines.append(
+            "Two launches on the same inputs gave different results: threads race. Here some "
+            "stores miss C (below), and a store without a bounds check also lands inside C, on "
+            "another thread's element (C[row * N + col] with col >= N is element (row + 1, "
+            "col - N)): which thread writes it last varies. Else a missing __syncthreads()."
         )
     elif nondeterministic:
         symptoms.append("race")
         lines.append(
             "Two launches on the same inputs gave different results: threads race. Usually a "
-            "missing __syncthreads() (one after staging a tile, one before overwriting it)."
+            "missing __syncthreads() (one after staging a tile, one before overwriting it). On a "
+            "GPU, reading a __shared__ element that no thread of the block stored (it holds "
+            "whatever an earlier block left) does this too."
         )
-    outside = analysis.written_before + analysis.written_after
     if outside:
         symptoms.append("outside_write")
         lines.append(
@@ -162,33 +210,49 @@ def describe_failure(
         )
 
     nonfinite = analysis.nonfinite
-    if nonfinite.any() and nan_from_inputs:
+    everywhere = int(nonfinite.sum()) == total
+    where = ""
+    if everywhere:
+        where = "Every element is NaN"
+    elif nonfinite.any():
+        where = f"NaN/Inf in {_span(nonfinite)}"
+    if nonfinite.any() and nan.from_inputs:
         symptoms.append("nan")
         lines.append(
-            f"NaN/Inf in {_span(nonfinite)} come from reads outside A or B: the grader surrounds "
-            "the inputs with NaN, and with zeros there instead the NaNs go away. A load without "
-            "a bounds check?"
+            f"{where}: they come from reads outside A or B. The grader surrounds the inputs with "
+            "NaN, and with zeros there instead the NaNs go away. A load without a bounds check "
+            "(row < M && k < K for A, k < K && col < N for B; stage 0.0f outside)?"
         )
-    elif nonfinite.any() and _all_bits(analysis, nonfinite, UNINITIALISED_SHARED_BITS):
+    elif nonfinite.any() and nan.from_shared:
         symptoms.append("uninitialised_shared")
         lines.append(
-            f"NaN/Inf in {_span(nonfinite)} come from __shared__ memory read before any thread "
-            "of the block wrote it (the CPU backend fills shared memory with NaN before every "
-            "block; a GPU leaves whatever was there). Does every thread store its element of the "
-            "tile (0.0f where it lies outside A or B) before the __syncthreads() that precedes "
-            "the reads?"
+            f"{where}: they come from __shared__ memory read before any thread of the block "
+            "wrote it (the CPU backend fills shared memory with NaN before every block; on a GPU "
+            "it holds whatever an earlier block left). Does every thread store its element of "
+            "the tile, 0.0f where it lies outside A or B, before the __syncthreads() that "
+            "precedes the reads?"
         )
-    elif nonfinite.any() and nonfinite.sum() == total:
+    elif nonfinite.any() and nan.from_c:
+        symptoms.append("plus_equals")
+        lines.append(
+            f"{where}: C is read before it is written. The grader fills C with NaN before the "
+            "launch, and with zeros there instead the NaNs go away: accumulating into C "
+            "(C[...] += ...) gives exactly this. Keep the sum in a register "
+            "(float acc = 0.0f; ... acc += ...) and store it once: C[row * N + col] = acc."
+        )
+    elif nonfinite.any() and everywhere:
         symptoms.append("nan_everywhere")
         lines.append(
-            "Every element is NaN: C is filled with NaN before the launch, so accumulating into "
-            "C (C[...] += ...) instead of storing a sum kept in a register gives exactly this."
+            "Every element is NaN: from a value read before it was written (a __shared__ tile "
+            "element no thread stored, or C, which is filled with NaN before the launch), or "
+            "from the arithmetic itself (0 / 0, inf - inf)."
         )
     elif nonfinite.any():
         symptoms.append("nan")
         lines.append(
-            f"NaN/Inf in {_span(nonfinite)}: from a value read before it was written "
-            "(C is filled with NaN before the launch), or from the arithmetic itself."
+            f"NaN/Inf in {_span(nonfinite)}: from a value read before it was written (a "
+            "__shared__ tile element no thread stored, or C, which is filled with NaN before the "
+            "launch), or from the arithmetic itself."
         )
 
     wrong = analysis.wrong
@@ -223,22 +287,46 @@ _CLEAN_SYMPTOMS = frozenset({"everywhere", "scattered", "zeros", "boundary"})
 
 
 def cross_case_hints(
-    cases: Sequence[tuple[Shape, CheckResult]], tile_k: int | None, launch: LaunchSpec
+    cases: Sequence[tuple[Shape, CheckResult]],
+    tile_k: int | None,
+    launch: LaunchSpec,
+    source: KernelSource | None = None,
 ) -> list[str]:
-    """Hints from which shapes pass and which fail; each names the pattern it saw."""
+    """Hints from which shapes pass and which fail, each naming the pattern it saw; with the
+    source, also the lines where the grader finds what the pattern points at."""
+    hints = _pattern_hints(cases, tile_k, launch, source)
+    if source is not None:
+        hints += _symptom_line_hints([r for _, r in cases if r.status == "failed"], source)
+    return hints
+
+
+def _pattern_hints(
+    cases: Sequence[tuple[Shape, CheckResult]],
+    tile_k: int | None,
+    launch: LaunchSpec,
+    source: KernelSource | None,
+) -> list[str]:
     ran = [(shape, r) for shape, r in cases if r.status in ("passed", "failed")]
+    # In a sweep a shape runs once per build: one that passes in one build and fails in another
+    # says something about the builds (see ignored_tile_size_hint), nothing about shapes.
+    verdicts: dict[Shape, set[str]] = {}
+    for shape, r in ran:
+        verdicts.setdefault(shape, set()).add(r.status)
+    ran = [(shape, r) for shape, r in ran if len(verdicts[shape]) == 1]
     passed = [shape for shape, r in ran if r.status == "passed"]
     failed = [(shape, r) for shape, r in ran if r.status == "failed"]
     if not passed or not failed:
         return []
     failed_shapes = [shape for shape, _ in failed]
-    names = ", ".join(str(s) for s in passed)
+    names = ", ".join(str(s) for s in dict.fromkeys(passed))
     columns, rows = launch.tile
     # Shapes within one block's tile pass many wrong kernels: they say little about sizes.
     telling = [s for s in passed if s.m > rows or s.n > columns]
-    if len(set(passed)) == 1 and telling and len(ran) >= 3:
+    if len(set(passed)) == 1 and telling and len(set(verdicts)) >= 3:
+        only = passed[0]
+        where = _literal_lines(source, {only.m, only.k, only.n} - {1}) if source else ""
         return [
-            f"Correct only at {passed[0]}: are sizes hard-coded instead of taken from M, K and N?"
+            f"Correct only at {only}: are sizes hard-coded instead of taken from M, K and N?{where}"
         ]
     # a square inside one block's tile fails for other reasons (bounds): it says nothing here
     big_squares_failed = any(
@@ -252,11 +340,12 @@ def cross_case_hints(
     clean = all(set(r.symptoms) <= _CLEAN_SYMPTOMS for _, r in failed)
     longest_passing = max(s.k for s in passed)
     if clean and all(s.k > longest_passing for s in failed_shapes):
-        shapes = ", ".join(map(str, failed_shapes))
+        shapes = ", ".join(map(str, dict.fromkeys(failed_shapes)))
+        where = _literal_lines(source, {longest_passing}) if source else ""
         return [
             f"Fails exactly when K is over {longest_passing} ({shapes}), the longest K that "
             "passes: the loop over K must cover all of K. Count its tiles from K, not from M, "
-            "N or a fixed size such as 1024 / TILE_SIZE."
+            f"N or a fixed size such as 1024 / TILE_SIZE.{where}"
         ]
     if tile_k and clean:
         misses_k = {s for s in failed_shapes if s.k % tile_k}
@@ -274,16 +363,170 @@ def cross_case_hints(
     return []
 
 
-def ignored_tile_size_hint(by_build: dict[str, list[CheckResult]]) -> str | None:
-    """For a sweep: the hint when some builds (e.g. `TILE_SIZE=32`) pass every case and others
-    fail, the mark of a tile size written into the code instead of taken from TILE_SIZE."""
+def ignored_tile_size_hint(
+    by_build: dict[str, list[CheckResult]], source: KernelSource | None = None
+) -> str | None:
+    """For a sweep (builds named `TILE_SIZE=8`, ...): which builds fail while others pass. When
+    exactly one passes, the mark of a tile size written into the code instead of taken from
+    TILE_SIZE; with the source, the lines that hold that size."""
     ran = {build: results for build, results in by_build.items() if build}
     passing = [b for b, rs in ran.items() if all(r.status == "passed" for r in rs)]
-    failing = [b for b, rs in ran.items() if any(r.status == "failed" for r in rs)]
+    failing = [b for b, rs in ran.items() if any(r.status in ("failed", "error") for r in rs)]
     if not passing or not failing:
         return None
+    fails = ", ".join(_build_failure(build, ran[build]) for build in failing)
+    if len(passing) > 1:
+        return (
+            f"Fails at {fails}; passes at {', '.join(passing)}: something in the kernel holds "
+            "only for some tile sizes. The grader builds it once for each TILE_SIZE and launches "
+            "blocks of TILE_SIZE x TILE_SIZE threads, each covering as many elements of C."
+        )
+    define, _, value = passing[0].partition("=")
+    where = ""
+    if source is not None and value.isdigit():
+        where = _literal_lines(source, {int(value)})
     return (
-        f"Passes with {', '.join(passing)} only, fails with {', '.join(failing)}: is a tile size "
-        "written into the code (a 32, an array size, a loop bound) instead of TILE_SIZE? The "
-        "grader builds the kernel once for each TILE_SIZE and launches blocks of that size."
+        f"Passes at {passing[0]} only (fails at {fails}): is the tile size hard-coded instead "
+        f"of {define or 'TILE_SIZE'}? The grader builds the kernel once for each {define} and "
+        f"launches blocks of {define} x {define} threads, each covering as many elements of C: "
+        f"every tile's size, array size and loop bound must follow it.{where}"
     )
+
+
+def _build_failure(build: str, results: list[CheckResult]) -> str:
+    """`TILE_SIZE=8`, with why where the build itself failed (not the kernel's output)."""
+    for result in results:
+        if result.message.startswith(f"does not compile with {build}"):
+            return f"{build} (does not compile)"
+        if result.message.startswith(f"cannot run with {build}"):
+            return f"{build} (cannot run)"
+    return build
+
+
+# What the grader can find in the source, to name the line a hint is about. A scan of tokens
+# (comments and string literals do not count), never a parse: it names lines to look at.
+
+_INTEGER = re.compile(r"(\d+)[uUlL]*")
+MAX_LINES_NAMED = 3
+
+
+def _lines_of(source: KernelSource) -> dict[int, list[Token]]:
+    lines: dict[int, list[Token]] = {}
+    for token in tokens(source.text):
+        if token.kind != "newline":
+            lines.setdefault(token.line, []).append(token)
+    return lines
+
+
+def _quote(source: KernelSource, line: int) -> str:
+    text = source.text.splitlines()[line - 1].strip()
+    text = text.split("//")[0].strip() or text
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name_lines(source: KernelSource, numbers: Sequence[int], what: str) -> str:
+    """` Look at kernel.cu:3 (#define TILE 32), ...`: where the grader found `what`."""
+    if not numbers:
+        return ""
+    shown = [f"{source.display_name}:{n} ({_quote(source, n)})" for n in numbers[:MAX_LINES_NAMED]]
+    more = f" and {len(numbers) - MAX_LINES_NAMED} more" if len(numbers) > MAX_LINES_NAMED else ""
+    return f" {what}: {', '.join(shown)}{more}."
+
+
+def _literal_lines(source: KernelSource, values: set[int]) -> str:
+    """The lines holding one of these integers as a literal."""
+    found = [
+        line
+        for line, toks in _lines_of(source).items()
+        if any(
+            t.kind == "number" and (m := _INTEGER.fullmatch(t.text)) and int(m.group(1)) in values
+            for t in toks
+        )
+    ]
+    shown = " or ".join(str(v) for v in sorted(values))
+    return _name_lines(source, found, f"The grader finds {shown} written in the code at")
+
+
+def _output_name(source: KernelSource) -> str | None:
+    """The name of the kernel's third parameter (C), or None where no kernel is found."""
+    items = [t for t in tokens(source.text) if t.kind != "newline"]
+    for i, token in enumerate(items):
+        if token.text != "__global__":
+            continue
+        opening = next((j for j in range(i, len(items)) if items[j].text == "("), None)
+        if opening is None:
+            return None
+        params: list[list[Token]] = [[]]
+        depth = 0
+        for t in items[opening + 1 :]:
+            if t.text in "([{":
+                depth += 1
+            elif t.text in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif t.text == "," and depth == 0:
+                params.append([])
+                continue
+            params[-1].append(t)
+        names = [t.text for t in params[2] if t.kind == "identifier"] if len(params) > 2 else []
+        return names[-1] if names else None
+    return None
+
+
+def _reads_of_output(source: KernelSource) -> list[int]:
+    """Lines with `C[...] op= ...` (C the kernel's output): C read before it is written."""
+    name = _output_name(source)
+    found: list[int] = []
+    for line, toks in _lines_of(source).items():
+        for i, token in enumerate(toks):
+            if token.text != name or i + 1 >= len(toks) or toks[i + 1].text != "[":
+                continue
+            depth, j = 0, i + 1
+            while j < len(toks):
+                depth += {"[": 1, "]": -1}.get(toks[j].text, 0)
+                if depth == 0:
+                    break
+                j += 1
+            after = [t.text for t in toks[j + 1 : j + 3]]
+            if len(after) == 2 and after[0] in "+-*/" and after[1] == "=":
+                found.append(line)
+    return sorted(set(found))
+
+
+def _shared_arrays(source: KernelSource) -> list[tuple[str, int]]:
+    """`__shared__` arrays: name and line."""
+    items = [t for t in tokens(source.text) if t.kind != "newline"]
+    found = []
+    for i, token in enumerate(items):
+        if token.text != "__shared__":
+            continue
+        j = i + 1
+        while j + 1 < len(items) and items[j + 1].text not in ("[", ";", "="):
+            j += 1
+        if j + 1 < len(items) and items[j + 1].text == "[" and items[j].kind == "identifier":
+            found.append((items[j].text, items[j].line))
+    return found
+
+
+def _symptom_line_hints(failed: Sequence[CheckResult], source: KernelSource) -> list[str]:
+    """For a symptom some failed case showed, the lines of the source it points at."""
+    seen = {symptom for r in failed for symptom in r.symptoms}
+    hints = []
+    if "plus_equals" in seen:
+        where = _name_lines(source, _reads_of_output(source), "C is read and written at")
+        if where:
+            hints.append(
+                "C holds NaN when the kernel starts (on a GPU, whatever was there): accumulate "
+                f"in a register and store C once.{where}"
+            )
+    if "uninitialised_shared" in seen:
+        arrays = _shared_arrays(source)
+        if arrays:
+            named = ", ".join(f"{name} ({source.display_name}:{line})" for name, line in arrays)
+            hints.append(
+                f"Shared tiles {named}: in every step, each element a thread reads must have "
+                "been stored by some thread of the block since the last __syncthreads() (0.0f "
+                "where it lies outside A or B); an `if` that skips the store leaves it unwritten."
+            )
+    return hints

@@ -265,15 +265,33 @@ def test_nan_from_shared_memory_read_before_it_was_written_is_not_called_plus_eq
     assert "+=" not in result.message
 
 
+def _nan_with_payload(payload: int) -> np.float32:
+    return np.array([0x7FC00000 | payload], dtype=np.uint32).view(np.float32)[0]
+
+
 def test_launches_that_differ_because_of_reads_outside_the_inputs_are_not_called_a_race() -> None:
-    # garbage read past A differs from launch to launch; with zeros around A the NaNs go away
+    # what it reads past A (NaN here) comes out differently from launch to launch, as NaN
+    # payloads do where the order of the arithmetic varies; with zeros there, launches agree
     def overread(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
         correct(a, b, c, o, m, k, n, i)
-        c[o] = a[o + m * k] if i % 2 == 0 else 5.0  # past A: NaN, then something else
+        outside = a[o + m * k]
+        c[o] = _nan_with_payload(i) if np.isnan(outside) else outside
 
     result = _check(overread, "20x30x40", repeat=2)
-    assert "race" not in result.symptoms
-    assert "reads outside A or B" in result.message and "threads race" not in result.message
+    assert "race" not in result.symptoms and "varies_with_outside_reads" in result.symptoms
+    assert "from reads outside A or B" in result.message and "threads race" not in result.message
+
+
+def test_a_race_that_also_reads_outside_the_inputs_is_still_called_a_race() -> None:
+    # with zeros around the inputs the launches still differ: the threads race as well
+    def racy_overread(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
+        correct(a, b, c, o, m, k, n, i)
+        c[o + 1 + i % (m * n - 1)] += 1.0
+        c[o] = a[o + m * k]
+
+    result = _check(racy_overread, "20x30x40", repeat=2)
+    assert result.symptoms[0] == "race" and "nan" in result.symptoms
+    assert "threads race" in result.message and "reads outside A or B" in result.message
 
 
 def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_coded() -> None:
@@ -290,7 +308,10 @@ def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_cod
         }
     )
     assert hint is not None
-    assert hint.startswith("Passes with TILE_SIZE=32 only, fails with TILE_SIZE=8, TILE_SIZE=16")
+    assert hint.startswith(
+        "Passes at TILE_SIZE=32 only (fails at TILE_SIZE=8, TILE_SIZE=16): is the tile size "
+        "hard-coded instead of TILE_SIZE?"
+    )
     assert ignored_tile_size_hint({"": results("passed", "failed")}) is None
     every = {"TILE_SIZE=8": results("failed"), "TILE_SIZE=32": results("failed")}
     assert ignored_tile_size_hint(every) is None
