@@ -3,6 +3,9 @@ logic the GPU run uses, tested without a GPU."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from grader.checks.answers import SweepEvidence, TileSweepAnswers, grade_tile_sweep, load_answers
@@ -146,3 +149,46 @@ def test_without_an_answers_file_no_answer_passes_and_the_points_are_named() -> 
     assert [r.status for r in out if r.name != "answers explanation"] == ["failed"] * (len(out) - 1)
     explanation = next(r for r in out if r.name == "answers explanation")
     assert explanation.status == "skipped" and explanation.message == f"not graded: {why}"
+
+
+def _small_course(root: Path) -> Path:
+    """The course with one small correctness case per exercise: the answers are what is tested."""
+    root.mkdir()
+    shutil.copy(ROOT / "course.yaml", root / "course.yaml")
+    shutil.copytree(ROOT / "exercises", root / "exercises")
+    shutil.copytree(ROOT / "reference", root / "reference")
+    for spec in (root / "exercises").glob("*/spec.yaml"):
+        lines = spec.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if not line.lstrip().startswith("- {shape:")]
+        at = next(i for i, line in enumerate(kept) if line.startswith("  cases:")) + 1
+        spec.write_text("".join([*kept[:at], "    - {shape: 17x33x65}\n", *kept[at:]]))
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("exercise", "points"), [("ex2", 40), ("ex3", 80)])
+def test_a_kernel_graded_without_answers_next_to_it_passes_no_answer(
+    tmp_path: Path, exercise: str, points: int
+) -> None:
+    from grader.backends.cpu import CpuUnavailableError, check_toolchain
+    from grader.course import load_course
+    from grader.grading import default_answers, grade
+
+    try:
+        check_toolchain()
+    except CpuUnavailableError as exc:
+        pytest.skip(f"CPU backend unavailable: {exc}")
+    course = load_course(_small_course(tmp_path / "course"))
+    found = course.find(exercise)
+    kernel = tmp_path / "alone" / "kernel.cu"
+    kernel.parent.mkdir()
+    shutil.copy(ROOT / "solutions" / found.dir_name / "kernel.cu", kernel)
+    report = grade(
+        found, read_source(kernel), seed=3, backend="cpu", answers=default_answers(found, kernel)
+    )
+    answers = [c for c in report.checks if c.kind == "answers"]
+    assert answers and not any(c.status == "passed" for c in answers)
+    why = f"no answers.yaml next to the kernel: 0 of {points} points"
+    assert all(why in c.message for c in answers)
+    assert sum(c.score for c in answers) == 0
+    assert all(c.status == "passed" for c in report.checks if c.kind == "correctness")

@@ -243,3 +243,12 @@ def test_a_race_from_stores_that_miss_c_says_where_the_stores_land() -> None:
     result = _check(wraps, "20x30x40", repeat=2)
     assert result.symptoms[:2] == ("race", "outside_write")
     assert "col >= N is element (row + 1, col - N)" in result.message
+
+
+def test_a_sweep_failing_only_in_some_builds_gets_no_hint_about_its_symptoms() -> None:
+    # hard-coded tile 32: at TILE_SIZE=8 the tiles read unwritten elements; the build is to blame
+    source = read_source(ROOT / "solutions/ex2-tile-sweep/wrong/hardcoded_tile_32.cu")
+    shape = Shape(17, 33, 65)
+    unwritten = CheckResult("c8", "correctness", "failed", 0, 1, "", ("uninitialised_shared",))
+    passed = CheckResult("c32", "correctness", "passed", 1, 1, "")
+    assert cross_case_hints([(shape, unwritten), (shape, passed)], 16, SPEC.launch, source) == []
