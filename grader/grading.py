@@ -75,11 +75,11 @@ def grade(
     device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s)
     by_name = {c.name: c for c in checks}
     cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
-    hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch)
+    hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch, source)
     by_build: dict[str, list[CheckResult]] = {}
     for case in correctness_cases(spec):
         by_build.setdefault(case.variant, []).append(by_name[case.name])
-    ignored = ignored_tile_size_hint(by_build)
+    ignored = ignored_tile_size_hint(by_build, source)
     hints += [ignored] if ignored else []
     wrong = any(c.kind == "correctness" and c.status == "failed" for c in checks)
     shared = shared_by_blocks_hint(source) if wrong else None

@@ -458,8 +458,9 @@ def _run_correctness(
             continue
         shape = case.case.dims
         launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)
-        # a failing case may take two more launches (the race and NaN probes)
-        extra = backend.extra_time_s(shape.m, shape.k, shape.n, launches + 2)
+        # a failing case may take four more launches (the race check and up to three probes
+        # of where NaNs or differences come from)
+        extra = backend.extra_time_s(shape.m, shape.k, shape.n, launches + 4)
         emit({"event": "start", "check": case.name, "extra_s": extra})
         try:
             result = run_case(backend, spec, case, job.seed)
