@@ -6,7 +6,6 @@ for small shapes, where it names the kernel line of an out-of-bounds access)."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -26,9 +25,9 @@ from grader.backends.cpu_build import Build, Program, build
 from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKernelError
 from grader.backends.cpu_failures import explain_failure, killed_by
 from grader.backends.cpu_session import ProgramEndedError, Session
+from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.compiler import CompiledKernel
 from grader.errors import GraderError
-from grader.lexing import blank_comments_and_literals
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 
@@ -50,46 +49,9 @@ WALL_FACTOR = 4.0
 """The wall-clock backstop per launch, as a multiple of its CPU-time limit (a process on a busy
 2-core machine gets a fraction of a core; only a program that waits without computing needs it)."""
 
-# Constructs the emulator cannot run faithfully: refused with their line, never mis-run.
-_UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(asm|__asm__|__asm)\b"), "inline PTX (asm)"),
-    (
-        re.compile(r"\bcooperative_groups\b|\bcg::|\bthis_grid\b|\bthis_thread_block\b"),
-        "cooperative groups",
-    ),
-    (re.compile(r"\bclock(64)?\s*\("), "clock()/clock64()"),
-    (re.compile(r"\b__globaltimer\b|%globaltimer"), "the global timer"),
-    (re.compile(r"<<<"), "a kernel launch inside a kernel (dynamic parallelism)"),
-    (re.compile(r"\bwmma::|\bnvcuda\b|\bmma_sync\b"), "tensor-core operations (wmma)"),
-    (re.compile(r"\b__nanosleep\b"), "__nanosleep()"),
-    (re.compile(r"\b(tex1D|tex2D|tex3D|tex1Dfetch|surf2Dwrite)\b"), "textures and surfaces"),
-    (
-        re.compile(r"\b__(match_any|match_all|reduce_add|reduce_min|reduce_max)_sync\b"),
-        "__match_*_sync / __reduce_*_sync",
-    ),
-    (
-        re.compile(r"\bcuda(Malloc|Free|Memcpy|DeviceSynchronize)\b"),
-        "the CUDA runtime API in device code",
-    ),
-    (re.compile(r"\b__activemask\b"), "__activemask()"),
-)
-
 
 class CpuUnavailableError(Exception):
     """g++ or Boost.Context is missing; the message says what to install."""
-
-
-def unsupported_constructs(source: KernelSource) -> list[str]:
-    code = blank_comments_and_literals(source.text)
-    found: list[str] = []
-    for pattern, what in _UNSUPPORTED:
-        match = pattern.search(code)
-        if match:
-            line = code.count("\n", 0, match.start()) + 1
-            found.append(
-                f"{source.display_name}:{line}: {what} is not supported by the CPU backend"
-            )
-    return found
 
 
 def check_toolchain() -> str:

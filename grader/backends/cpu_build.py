@@ -28,6 +28,7 @@ from pathlib import Path
 from grader import program_cache, sandbox
 from grader.backends.cpu_equivalence import NotSameProgramError, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
+from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
@@ -180,8 +181,6 @@ def build(
 
 def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) -> str:
     """The file as NVRTC sees it, proven to be NVRTC's program."""
-    from grader.backends.cpu import unsupported_constructs
-
     try:
         text = as_nvrtc_sees_it(source, defines, work)
     except PreprocessError as exc:
