@@ -1,17 +1,22 @@
 """Rendering a Report for people (rich, in the terminal) and for programs (JSON).
-The only module that formats text for the terminal."""
+The only module that formats text for the terminal.
+
+Text from a submission (names, messages, hints) is never read as markup: it goes into the
+terminal as rich Text objects and into Markdown escaped (grader/text_bounds.py)."""
 
 from __future__ import annotations
 
 import json
 
 from rich.console import Console, Group, RenderableType
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from grader.profiling.metrics import METRICS, PROFILE_CHECK, from_figures
 from grader.results import Report
+from grader.text_bounds import markdown_code_block, markdown_code_span, markdown_text
 
 _STYLE = {
     "passed": "bold green",
@@ -39,17 +44,18 @@ def render_terminal(report: Report, console: Console) -> None:
     table.add_column("summary", ratio=1, no_wrap=True, overflow="ellipsis")
     for check in report.checks:
         table.add_row(
-            check.name,
+            Text(check.name),
             Text(_MARK[check.status], style=_STYLE[check.status]),
             f"{_points(check.score)}/{_points(check.max_score)}",
-            check.message.splitlines()[0] if check.message else "",
+            Text(check.message.splitlines()[0] if check.message else ""),
         )
     device = f"{report.device.name}" + (
         f" ({report.device.detail})" if report.device.detail else ""
     )
-    parts: list[RenderableType] = [
-        Text(f"{report.source} on {device}", style="dim"),
-        Text(f"seed {report.seed}: reproduce with --seed {report.seed}", style="dim"),
+    parts: list[RenderableType] = [Text(f"{report.source} on {device}", style="dim")]
+    if not report.student_facing:
+        parts.append(Text(f"seed {report.seed}: reproduce with --seed {report.seed}", style="dim"))
+    parts += [
         *[Text(f"{stage} (not counted in any time limit)", style="dim") for stage in report.stages],
         Text(""),
         table,
@@ -80,38 +86,43 @@ def render_terminal(report: Report, console: Console) -> None:
         summary.append(f"  ({skipped} check(s) skipped)", style="yellow")
     parts += [Text(""), summary]
     console.print(
-        Panel(Group(*parts), title=f"{report.exercise}: {report.title}", title_align="left")
+        Panel(
+            Group(*parts),
+            title=escape(f"{report.exercise}: {report.title}"),
+            title_align="left",
+        )
     )
 
 
 def render_markdown(report: Report) -> str:
-    """The same content as the terminal report, as Markdown (feedback files for students)."""
+    """The same content as the terminal report, as Markdown (feedback files for students: never
+    the seed, which would tell the inputs of the next grading of the same submission)."""
     verdict = "PASSED" if report.passed else "FAILED"
     lines = [
-        f"# {report.exercise}: {report.title}",
+        f"# {markdown_text(f'{report.exercise}: {report.title}')}",
         "",
         f"**{verdict}**, {_points(report.score)}/{_points(report.max_score)} points. "
-        f"`{report.source}` on {report.device}; seed {report.seed}.",
+        f"{markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
         "",
         "| check | result | points |",
         "|---|---|---|",
     ]
     lines += [
-        f"| {c.name} | {_MARK[c.status]} | {_points(c.score)}/{_points(c.max_score)} |"
+        f"| {markdown_text(c.name)} | {_MARK[c.status]} | "
+        f"{_points(c.score)}/{_points(c.max_score)} |"
         for c in report.checks
     ]
     for check in report.checks:
         if check.status != "passed":
             lines += [
                 "",
-                f"## {check.name}: {_MARK[check.status]}",
+                f"## {markdown_text(check.name)}: {_MARK[check.status]}",
                 "",
-                "```",
-                check.message,
-                "```",
+                *markdown_code_block(check.message),
             ]
     if report.hints:
-        lines += ["", "## Hints", ""] + [f"- {hint}" for hint in report.hints]
+        lines += ["", "## Hints", ""]
+        lines += ["- " + markdown_text(hint).replace("\n", "\n  ") for hint in report.hints]
     lines += _measurements_markdown(report)
     return "\n".join(lines) + "\n"
 

@@ -14,6 +14,7 @@ from grader.course import LaunchSpec, Shape
 from grader.lexing import Token, tokens
 from grader.results import CheckResult
 from grader.source import KernelSource
+from grader.text_bounds import bounded_name, printable
 
 MAX_EXAMPLES = 5
 
@@ -422,16 +423,23 @@ def _lines_of(source: KernelSource) -> dict[int, list[Token]]:
 
 
 def _quote(source: KernelSource, line: int) -> str:
+    """The line as a short printable quote (a source line is the student's text)."""
     text = source.text.splitlines()[line - 1].strip()
-    text = text.split("//")[0].strip() or text
+    text = printable(text.split("//")[0].strip() or text)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _short(name: str) -> str:
+    """An identifier from the source as a hint names it: printable, at most 60 characters."""
+    return bounded_name(name) if len(name) <= 60 else printable(name[:57]) + "..."
 
 
 def _name_lines(source: KernelSource, numbers: Sequence[int], what: str) -> str:
     """` Look at kernel.cu:3 (#define TILE 32), ...`: where the grader found `what`."""
     if not numbers:
         return ""
-    shown = [f"{source.display_name}:{n} ({_quote(source, n)})" for n in numbers[:MAX_LINES_NAMED]]
+    file = bounded_name(source.display_name)
+    shown = [f"{file}:{n} ({_quote(source, n)})" for n in numbers[:MAX_LINES_NAMED]]
     more = f" and {len(numbers) - MAX_LINES_NAMED} more" if len(numbers) > MAX_LINES_NAMED else ""
     return f" {what}: {', '.join(shown)}{more}."
 
@@ -526,7 +534,8 @@ def _symptom_line_hints(failed: Sequence[CheckResult], source: KernelSource) -> 
     if "uninitialised_shared" in seen:
         arrays = _shared_arrays(source)
         if arrays:
-            named = ", ".join(f"{name} ({source.display_name}:{line})" for name, line in arrays)
+            file = bounded_name(source.display_name)
+            named = ", ".join(f"{_short(name)} ({file}:{line})" for name, line in arrays[:5])
             hints.append(
                 f"Shared tiles {named}: in every step, each element a thread reads must have "
                 "been stored by some thread of the block since the last __syncthreads() (0.0f "

@@ -5,6 +5,7 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from grader.chart import sweep_figures, write_sweep_chart
 from grader.course import Course
@@ -54,5 +55,5 @@ def run(
             if table is not None:
                 Console().print(table)
         if chart is not None:
-            Console().print(f"sweep chart: {chart}")
+            Console().print(Text(f"sweep chart: {chart}"))  # a path is not markup
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED

@@ -95,9 +95,9 @@ def run(
             table.add_row(
                 item.exercise,
                 item.role,
-                item.file,
+                Text(item.file),
                 Text(item.verdict, style=_STYLE[item.verdict]),
-                item.detail,
+                Text(item.detail),  # quotes a report's message: never markup
             )
         console.print(table)
         console.print(
