@@ -1,10 +1,13 @@
-"""The instructor's secret, mixed into every batch grading's seed: a student who knows the
-public seed (or the grader's code) still cannot predict the matrices their kernel will be given.
+"""The instructor's secret, mixed into every batch grading's seed with the submission's content:
+a student who knows the public seed (or the grader's code) still cannot predict the matrices their
+kernel will be given, and a changed submission is given new ones.
 
 The secret lives in the output directory (`secret.key`, readable by its owner only), so a resumed
-or re-graded batch draws the same inputs; GRADER_SECRET overrides it (one secret for several
-output directories). The effective seed of each grading is in its report, so a student can
-reproduce a failure afterwards with `grader check --seed N`."""
+or re-graded batch draws the same inputs for the same files; GRADER_SECRET overrides it (one
+secret for several output directories). The effective seed of each grading is the instructor's:
+it is kept in the results database (reproduce with `grader check --seed N`) and left out of
+everything handed to the student (Report.for_student): a seed in last week's feedback would
+otherwise tell the inputs of this week's re-grade."""
 
 from __future__ import annotations
 
@@ -47,8 +50,23 @@ def load_or_create(out: Path) -> bytes:
     return secret
 
 
-def mixed_seed(secret: bytes, public: int | None, student: str, exercise: str) -> int:
+def mixed_seed(
+    secret: bytes, public: int | None, student: str, exercise: str, submission: str = ""
+) -> int:
     """The seed a grading runs with: unpredictable without the secret, the same on every run
-    with it (for the same public seed, student and exercise)."""
-    material = b"\0".join([secret, str(public).encode(), student.encode(), exercise.encode()])
+    with it for the same public seed, student, exercise and `submission` (the digest of the
+    kernel's and the answers' bytes, batch.store.source_hash), different once a file changes."""
+    parts = [secret, str(public).encode(), student.encode(), exercise.encode(), submission.encode()]
+    # each part's length first: no two different lists of parts give the same bytes
+    material = b"".join(len(part).to_bytes(8, "little") + part for part in parts)
     return int.from_bytes(hashlib.sha256(material).digest()[:4], "little") & 0x7FFFFFFF
+
+
+def submission_seed(
+    secret: bytes, public: int | None, student: str, exercise: str, *files: bytes
+) -> int:
+    """mixed_seed of a submission given as its files' bytes (the kernel's, then the answers',
+    b"" for a missing one), digested as the results database digests them."""
+    from grader.batch.store import source_hash
+
+    return mixed_seed(secret, public, student, exercise, source_hash(*files))
