@@ -1,6 +1,7 @@
 """ex2's sweep: the student's kernel built for each tile size, timed side by side on the GPU
-(every launch verified), and a launch of the probe size (64) whose failure is the evidence for
-the 'what stops 64' answer."""
+(every launch verified), and the course's own tiled kernel (reference/tiled.cu, never the
+student's file, which could fail on purpose at that size alone) built and launched at the probe
+size (64): what stops it is the evidence the 'what stops 64' answer is graded against."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ from typing import Any
 from grader.checks.answers import Limit, SweepEvidence
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.course import ExerciseSpec, LaunchSpec, SweepSpec
+from grader.errors import GraderError
 from grader.results import CheckResult
-from grader.source import KernelSource
+from grader.source import KernelSource, read_source
 
 CHECK = "sweep timing"
+REFERENCE = "reference/tiled.cu"
+"""The course's tiled kernel (under the course root), built at the probe size for the evidence."""
 
 # Limits of every CUDA GPU of compute capability 7.0 and newer, used where no device is asked.
 MAX_THREADS_PER_BLOCK = 1024
@@ -55,19 +59,32 @@ def _limit_cause(
     return None, "nothing in the block's demands exceeds the device's limits"
 
 
+def reference_kernel(course_root: Path) -> KernelSource | str:
+    """The course's tiled kernel, or why there is none (then there is no evidence)."""
+    try:
+        return read_source(course_root / REFERENCE)
+    except GraderError as exc:
+        return f"the course's {REFERENCE} cannot be read ({exc})"
+
+
 def probe(
-    spec: ExerciseSpec, source: KernelSource, arch: str, launch_error: Any = None
+    spec: ExerciseSpec, kernel: KernelSource | str, arch: str, launch_error: Any = None
 ) -> tuple[Limit | None, str, CompiledKernel | CompileFailure]:
-    """Build the kernel at the probe size; say what stops it, by the device's limits (CUDA's
-    limits for every current GPU where there is none to ask)."""
+    """Build `kernel` (the course's, from reference_kernel: never the student's) at the probe
+    size; say what stops it, by the device's limits (CUDA's limits for every current GPU where
+    there is none to ask). A str `kernel` is why there is none: no evidence, nothing built.
+
+    The pipeline calls it as probe(spec, reference_kernel(Path(job.course_root)), arch)."""
     sweep = spec.sweep
     assert sweep is not None and sweep.probe is not None
     value = sweep.probe
+    if isinstance(kernel, str):
+        return None, kernel, CompileFailure(kernel)
     defines = {**spec.kernel.defines, sweep.define: value}
-    compiled = compile_kernel(source, spec.kernel.name, defines, arch)
+    compiled = compile_kernel(kernel, spec.kernel.name, defines, arch)
     limits = DeviceLimits(MAX_THREADS_PER_BLOCK, MAX_STATIC_SHARED_BYTES, MAX_REGISTERS_PER_BLOCK)
     cause, detail = _limit_cause(value * value, compiled, limits)
-    return cause, f"{sweep.define}={value}: {detail}", compiled
+    return cause, f"the course's tiled kernel at {sweep.define}={value}: {detail}", compiled
 
 
 def try_launch(backend: Any, compiled: CompiledKernel, value: int) -> str:
