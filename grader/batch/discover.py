@@ -5,24 +5,27 @@ Layouts, detected per entry and reported:
   exercise directories (`ex4-register-tiling/kernel.cu`, with their `answers.yaml`);
 - a `.zip` per student with either of those inside, extracted safely into the output directory;
 - a Gradescope export: a folder per submission and `submission_metadata.yml` naming who made it.
+
+Nothing a student handed in is followed or opened here: links, pipes and devices are seen with
+lstat and refused. A submission that cannot be graded (a refused zip, a link where a kernel
+should be) is still a Submission, with `error` saying why, so that the batch records it and goes
+on with everyone else.
 """
 
 from __future__ import annotations
 
-import re
+import os
 import stat
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-import yaml
-
+from grader.batch.names import file_name
+from grader.batch.submitters import METADATA, Entry, Submitter, read_export
+from grader.batch.unzip import extract, shown
+from grader.bounded_read import not_regular
 from grader.course import Exercise
 from grader.errors import GraderError
-
-MAX_ZIP_FILES = 200
-MAX_ZIP_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -30,79 +33,18 @@ class Submission:
     """One student's work for one exercise."""
 
     student: str
+    """The key, unique in the batch and stable between runs: the folder's or the zip's name (the
+    zip's whole name where its stem is taken), or a Gradescope export's submission folder."""
     exercise: Exercise
     kernel: Path | None
     """None when the student handed in nothing for this exercise."""
     answers: Path | None
     layout: str
-
-
-def _unzip(archive: Path, target: Path) -> Path:
-    """Extract `archive` into `target`, refusing paths that escape it, links, and bombs."""
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            members = zipped.infolist()
-            if len(members) > MAX_ZIP_FILES:
-                raise GraderError(f"{archive}: {len(members)} files, over {MAX_ZIP_FILES}")
-            if sum(m.file_size for m in members) > MAX_ZIP_BYTES:
-                raise GraderError(f"{archive}: over {MAX_ZIP_BYTES} bytes once extracted")
-            for member in members:
-                name = PurePosixPath(member.filename)
-                if name.is_absolute() or ".." in name.parts:
-                    raise GraderError(f"{archive}: {member.filename!r} points outside the archive")
-                if stat.S_ISLNK(member.external_attr >> 16):
-                    raise GraderError(f"{archive}: {member.filename!r} is a link")
-            target.mkdir(parents=True, exist_ok=True)
-            zipped.extractall(target)
-    except zipfile.BadZipFile:
-        raise GraderError(f"{archive}: not a zip archive") from None
-    return target
-
-
-def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, Path | None]:
-    """The kernel and answers of `exercise` in a student's folder."""
-    names = [exercise.dir_name, exercise.id]
-    for name in names:
-        candidate = folder / name / exercise.spec.kernel.file
-        if candidate.is_file():
-            return candidate, _answers(candidate, exercise)
-    direct = folder / exercise.spec.kernel.file
-    if single and direct.is_file():
-        return direct, _answers(direct, exercise)
-    notebooks = sorted(folder.glob("*.ipynb"))
-    if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
-        return notebooks[0], _answers(notebooks[0], exercise)
-    return None, None
-
-
-def _answers(kernel: Path, exercise: Exercise) -> Path | None:
-    spec = exercise.spec.answers
-    return kernel.parent / spec.file if spec else None
-
-
-def gradescope_students(root: Path) -> dict[str, str]:
-    """A Gradescope export's folder -> student (SID, else e-mail, else name), from its
-    submission_metadata.yml; {} when `root` is not such an export."""
-    metadata = root / "submission_metadata.yml"
-    if not metadata.is_file():
-        return {}
-    try:
-        data = yaml.safe_load(metadata.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise GraderError(f"{metadata}: not readable YAML ({type(exc).__name__})") from None
-    if not isinstance(data, dict):
-        raise GraderError(f"{metadata}: expected a mapping of submission folders")
-    students: dict[str, str] = {}
-    for folder, entry in data.items():
-        submitters = entry.get(":submitters") if isinstance(entry, dict) else None
-        if not submitters or not isinstance(submitters, list):
-            raise GraderError(f"{metadata}: {folder}: no :submitters")
-        first = submitters[0] if isinstance(submitters[0], dict) else {}
-        who = first.get(":sid") or first.get(":email") or first.get(":name")
-        if not who:
-            raise GraderError(f"{metadata}: {folder}: a submitter without :sid, :email or :name")
-        students[str(folder)] = re.sub(r"[^\w.@-]", "_", str(who))
-    return students
+    error: str | None = None
+    """Why this cannot be graded (a refused zip; a link, pipe or device where the kernel should
+    be): recorded as its result, 0 points, with this one-line reason."""
+    submitters: tuple[Submitter, ...] = ()
+    """Everyone who made it, where an export says (each member of a group); else empty."""
 
 
 def discover(
@@ -111,48 +53,180 @@ def discover(
     """Every (student, exercise) in `root`, and one line per entry saying how it was read."""
     if not root.is_dir():
         raise GraderError(f"{root}: not a directory of submissions")
+    export = read_export(root)
+    if export is not None:
+        return _from_export(root, export, exercises)
     submissions: list[Submission] = []
     notes: list[str] = []
-    exported = gradescope_students(root)
-    if exported:
-        notes.append(f"Gradescope export: {len(exported)} submission(s) in submission_metadata.yml")
-        for name, student in sorted(exported.items()):
-            path = root / name
-            if not path.is_dir() or path.is_symlink():
-                notes.append(f"{name}: skipped: listed in the metadata but not a folder")
-                continue
-            submissions += in_folder(path, student, exercises, "gradescope export")
-        return submissions, notes
-    for entry in sorted(root.iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            folder, layout, student = entry, "folder", entry.name
-        elif entry.suffix == ".zip" and entry.is_file():
-            student = entry.stem
-            try:
-                folder = _unzip(entry, work / "unzipped" / student)
-            except GraderError as exc:
-                notes.append(f"{entry.name}: skipped: {exc}")
-                continue
-            layout = "zip"
-        else:
-            notes.append(f"{entry.name}: skipped: not a folder or a .zip")
-            continue
-        mine = in_folder(folder, student, exercises, layout)
-        found = sum(s.kernel is not None for s in mine)
+    entries = sorted(e for e in root.iterdir() if not e.name.startswith("."))
+    names = {e.name for e in entries}
+    for entry in entries:
+        key = _key(entry, names)
+        try:
+            mine, note = _from_entry(entry, key, exercises, work)
+        except Exception as exc:  # one submission never stops a batch, whatever it holds
+            why = " ".join(f"could not be read ({type(exc).__name__}: {exc})".split())[:300]
+            mine = _refused(key, exercises, "unknown", f"{label(entry.name)}: {why}")
+            note = f"refused: {why}"
         submissions += mine
-        notes.append(f"{entry.name}: {layout}, {found} of {len(exercises)} exercise(s) found")
+        notes.append(f"{label(entry.name)}: {note}")
     return submissions, notes
 
 
+def label(name: str) -> str:
+    """A file name as a note shows it: itself when printable and short, else quoted."""
+    return name if name.isprintable() and len(name) <= 100 else shown(name)
+
+
+def _key(entry: Path, names: set[str]) -> str:
+    """An entry's student key: a folder's name; a zip's stem, unless another entry is named
+    that (`alice` and `alice.zip`), when it is the zip's whole name: never the same twice."""
+    stem = entry.name[: -len(".zip")] if entry.name.endswith(".zip") else ""
+    return stem if stem and stem not in names else entry.name
+
+
+def _from_entry(
+    entry: Path, key: str, exercises: Sequence[Exercise], work: Path
+) -> tuple[list[Submission], str]:
+    """One entry of the submissions directory: its submissions and a note on it."""
+    mode = os.lstat(entry).st_mode
+    is_zip = entry.name.endswith(".zip")
+    if stat.S_ISLNK(mode):
+        if is_zip or os.path.isdir(entry):
+            why = "a symbolic link, not followed: copy the work in itself"
+            return _refused(
+                key, exercises, "link", f"{label(entry.name)}: {why}"
+            ), f"refused: {why}"
+        return [], "skipped: a link, not followed"
+    if stat.S_ISDIR(mode):
+        mine = in_folder(entry, key, exercises, "folder")
+        return mine, _found("folder", mine, exercises)
+    if not is_zip:
+        return [], "skipped: not a folder or a .zip"
+    try:
+        folder = extract(entry, work / "unzipped" / file_name(key))
+    except GraderError as exc:
+        why = str(exc).removeprefix(f"{entry.name}: ")
+        return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
+    mine = in_folder(folder, key, exercises, "zip")
+    aside = (
+        f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
+    )
+    return mine, _found("zip", mine, exercises) + aside
+
+
+def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -> str:
+    found = sum(s.kernel is not None and s.error is None for s in mine)
+    refused = [s.error for s in mine if s.error]
+    extra = f"; refused: {refused[0]}" if refused else ""
+    return f"{layout}, {found} of {len(exercises)} exercise(s) found{extra}"
+
+
+def _refused(
+    key: str,
+    exercises: Sequence[Exercise],
+    layout: str,
+    why: str,
+    submitters: tuple[Submitter, ...] = (),
+) -> list[Submission]:
+    return [Submission(key, e, None, None, layout, why, submitters) for e in exercises]
+
+
+def _from_export(
+    root: Path, export: dict[str, Entry], exercises: Sequence[Exercise]
+) -> tuple[list[Submission], list[str]]:
+    notes = [f"Gradescope export: {len(export)} submission(s) in {METADATA}"]
+    submissions: list[Submission] = []
+    layout = "gradescope export"
+    for key, entry in sorted(export.items()):
+        people = entry if isinstance(entry, tuple) else ()
+        why = entry if isinstance(entry, str) else _not_a_folder(root, key)
+        if why:
+            submissions += _refused(key, exercises, layout, why, people)
+            notes.append(f"{label(key)}: refused: {why}")
+            continue
+        mine = in_folder(root / key, key, exercises, layout, people)
+        submissions += mine
+        notes.append(f"{label(key)}: {_found(layout, mine, exercises)}")
+    for path in sorted(root.iterdir()):
+        if path.name not in export and path.name != METADATA and not path.name.startswith("."):
+            notes.append(f"{label(path.name)}: skipped: not listed in {METADATA}")
+    return submissions, notes
+
+
+def _not_a_folder(root: Path, key: str) -> str | None:
+    """Why an export's entry `key` has no usable folder (None when it has)."""
+    if key in ("", ".", "..") or "/" in key or "\0" in key:
+        return f"{shown(key)}: not the name of a folder in the export"
+    try:
+        mode = os.lstat(root / key).st_mode
+    except OSError as exc:
+        return f"{label(key)}: listed in {METADATA} but no folder to read ({exc.strerror})"
+    if stat.S_ISLNK(mode):
+        return f"{label(key)}: a symbolic link, not followed"
+    return None if stat.S_ISDIR(mode) else f"{label(key)}: not a folder"
+
+
 def in_folder(
-    folder: Path, student: str, exercises: Sequence[Exercise], layout: str
+    folder: Path,
+    student: str,
+    exercises: Sequence[Exercise],
+    layout: str,
+    submitters: tuple[Submitter, ...] = (),
 ) -> list[Submission]:
     """One student's submissions in their folder, one per exercise (kernel None if absent)."""
     single = len(exercises) == 1
     out = []
     for exercise in exercises:
-        kernel, answers = _find(folder, exercise, single)
-        out.append(Submission(student, exercise, kernel, answers, layout))
+        try:
+            kernel, error = _find(folder, exercise, single)
+        except OSError as exc:
+            kernel, error = None, f"{label(folder.name)}: cannot be read ({exc.strerror})"
+        answers = _answers(kernel, exercise) if kernel and not error else None
+        out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
     return out
+
+
+def _mode(path: Path) -> int | None:
+    """lstat's mode of `path` (a link is not followed), None when there is nothing there."""
+    try:
+        return os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, str | None]:
+    """The kernel of `exercise` in a student's folder and why it cannot be used (None if it
+    can); (None, None) when there is none."""
+    file = exercise.spec.kernel.file
+    for name in dict.fromkeys((exercise.dir_name, exercise.id)):
+        mode = _mode(folder / name)
+        if mode is not None and stat.S_ISLNK(mode):
+            why = "a symbolic link to a folder; hand in the folder itself, not a link"
+            return folder / name / file, f"{name}: {why}"
+        if mode is None or not stat.S_ISDIR(mode):
+            continue
+        found = _usable(folder / name / file, f"{name}/{file}")
+        if found[0] is not None:
+            return found
+    if single:
+        found = _usable(folder / file, file)
+        if found[0] is not None:
+            return found
+    notebooks = sorted(folder.glob("*.ipynb"))
+    if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
+        return _usable(notebooks[0], notebooks[0].name)
+    return None, None
+
+
+def _usable(path: Path, shown_as: str) -> tuple[Path | None, str | None]:
+    mode = _mode(path)
+    if mode is None:
+        return None, None
+    why = not_regular(mode)
+    return path, f"{label(shown_as)}: {why}" if why else None
+
+
+def _answers(kernel: Path, exercise: Exercise) -> Path | None:
+    spec = exercise.spec.answers
+    return kernel.parent / spec.file if spec else None

@@ -17,6 +17,8 @@ from grader.source import read_source
 def grade_submission(
     submission: Submission, seed: int | None, backend: str, env: dict[str, str] | None = None
 ) -> Report:
+    if submission.error is not None:  # refused when discovered: nothing is read or run
+        return _unreadable(submission, submission.error)
     assert submission.kernel is not None
     for path in (submission.kernel, submission.answers):
         # a link could point anywhere on the instructor's machine, and compile errors quote lines
@@ -55,5 +57,5 @@ def _unreadable(submission: Submission, why: str) -> Report:
         for p in plan(submission.exercise.spec)
     ]
     device = DeviceInfo("none", "no device", "nothing was run")
-    name = submission.kernel.name if submission.kernel else "?"
+    name = submission.kernel.name if submission.kernel else submission.exercise.spec.kernel.file
     return Report(submission.exercise.id, submission.exercise.title, name, 0, device, checks)

@@ -81,10 +81,15 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
 def test_unsafe_zips_are_refused_and_the_batch_goes_on(submissions: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(submissions / "mallory.zip", "w") as zipped:
         zipped.writestr("../../escaped.cu", "__global__ void k() {}")
-    done = run_grader(_batch(submissions, tmp_path / "out"))
+    out = tmp_path / "out"
+    done = run_grader(_batch(submissions, out))
     assert done.returncode == 0
-    assert "mallory.zip: skipped" in done.stderr and "points outside the archive" in done.stderr
+    assert "mallory.zip: refused" in done.stderr and "points outside the archive" in done.stderr
     assert not (tmp_path / "escaped.cu").exists()
+    # mallory's result is that reason, with no points; everyone else is graded
+    assert "mallory,0,0" in (out / "gradebook.csv").read_text().splitlines()
+    assert "points outside the archive" in (out / "feedback/mallory.md").read_text()
+    assert "alice,80,80" in (out / "gradebook.csv").read_text().splitlines()
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
@@ -181,7 +186,12 @@ def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Gradescope export: 2 submission(s)" in done.stderr
     rows = (out / "gradebook.csv").read_text().splitlines()
-    assert rows[1:] == ["7001,80,80", "bo@uni.edu,33.33,33.33"]
+    # keyed by the submission folder (unique), each submitter named as the export names them
+    assert rows == [
+        "submission,sid,email,name,ex4,total",
+        "submission_101,7001,,Ada L,80,80",
+        "submission_102,,bo@uni.edu,Bo,33.33,33.33",
+    ]
 
 
 def _seeds(out: Path) -> dict[str, int]:

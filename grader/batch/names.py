@@ -1,0 +1,20 @@
+"""File names for what a batch writes per student (feedback, extracted zips): a student's key
+comes from a folder or zip name, or an export, so it may be too long for a file name, hold
+characters a shell or a spreadsheet mishandles, or start with a dot."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_PLAIN = re.compile(r"[A-Za-z0-9_@+][A-Za-z0-9_.@+-]{0,99}")
+
+
+def file_name(key: str) -> str:
+    """`key` itself when it is a plain, short name; otherwise its plain characters (at most 60)
+    and `~` and a hash of the whole key, so that two keys never share a file name."""
+    if _PLAIN.fullmatch(key):
+        return key
+    plain = re.sub(r"[^A-Za-z0-9_.@+-]", "_", key)[:60].lstrip(".") or "student"
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{plain}~{digest}"

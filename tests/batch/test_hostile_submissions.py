@@ -1,0 +1,309 @@
+"""Hostile submissions in a batch: each bad zip, link, pipe or device becomes that student's
+recorded result (0 points, the reason in their feedback and in the summary) while everyone else
+is graded; nothing is followed, nothing waits forever, nothing is written outside the output."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import threading
+import warnings
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from grader.batch.discover import Submission, discover
+from grader.batch.unzip import extract
+from grader.bounded_read import read_bounded
+from grader.course import Exercise, load_course
+from grader.errors import GraderError
+from tests.conftest import ROOT
+
+GOOD = (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_bytes()
+LONG = "k" * 300
+
+
+@pytest.fixture(scope="module")
+def ex4() -> Exercise:
+    return load_course(ROOT).find("ex4")
+
+
+def _zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> Path:
+    with zipfile.ZipFile(path, "w", method) as zipped:
+        for name, data in members.items():
+            zipped.writestr(name, data)
+    return path
+
+
+def _patched(path: Path, local: int, central: int, value: bytes) -> Path:
+    """`value` written at offset `local` of every local header and `central` of every central
+    directory entry: what a hand-made hostile zip holds."""
+    data = bytearray(path.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", local), (b"PK\x01\x02", central)):
+        at = data.find(signature)
+        while at != -1:
+            data[at + offset : at + offset + len(value)] = value
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _encrypted(path: Path, name: str = "kernel.cu") -> Path:
+    """A member whose flag bit 0 says it is encrypted (zipfile clears flag_bits on writing,
+    so the headers are patched)."""
+    _zip(path, {name: b"\x00" * 12 + GOOD}, zipfile.ZIP_STORED)
+    return _patched(path, 6, 8, b"\x01\x00")
+
+
+def _duplicate(path: Path) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns, then writes both
+        return _zip_pairs(path, [("kernel.cu", GOOD), ("kernel.cu", b"// the other one")])
+
+
+def _zip_pairs(path: Path, pairs: list[tuple[str, bytes]]) -> Path:
+    with zipfile.ZipFile(path, "w") as zipped:
+        for name, data in pairs:
+            zipped.writestr(name, data)
+    return path
+
+
+def _link(path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as zipped:
+        info = zipfile.ZipInfo("kernel.cu")
+        info.external_attr = 0o120777 << 16
+        zipped.writestr(info, "/etc/passwd")
+    return path
+
+
+HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "long_name": (lambda p: _zip(p, {LONG + ".cu": GOOD, "kernel.cu": GOOD}), "over 255 bytes"),
+    "long_path": (
+        lambda p: _zip(p, {"/".join(["d" * 200] * 25) + "/kernel.cu": GOOD}),
+        "a path over 1024 bytes",
+    ),
+    "file_and_folder": (
+        lambda p: _zip(p, {"ex4-register-tiling": b"x", "ex4-register-tiling/kernel.cu": GOOD}),
+        "is a file, too",
+    ),
+    "folder_then_file": (
+        lambda p: _zip(p, {"ex4/kernel.cu": GOOD, "ex4": b"x"}),
+        "a folder of that name, too",
+    ),
+    "encrypted": (_encrypted, "encrypted: hand in a zip without a password"),
+    "unknown_method": (
+        lambda p: _patched(_zip(p, {"kernel.cu": GOOD}), 8, 10, (99).to_bytes(2, "little")),
+        "compressed with method 99 (unknown)",
+    ),
+    "lzma": (lambda p: _zip(p, {"kernel.cu": GOOD}, zipfile.ZIP_LZMA), "method 14 (lzma)"),
+    "bad_crc": (
+        lambda p: _patched(_zip(p, {"kernel.cu": GOOD}), 14, 16, b"\xde\xad\xbe\xef"),
+        "Bad CRC-32",
+    ),
+    "duplicate": (_duplicate, "given twice"),
+    "link": (_link, "a symbolic link"),
+    "escape": (lambda p: _zip(p, {"../../escaped.cu": GOOD}), "points outside the archive"),
+    "not_a_zip": (lambda p: (p.write_bytes(b"MZ\x90\x00 not a zip" * 100), p)[1], "not a zip"),
+    "truncated": (
+        lambda p: (p.write_bytes(_zip(p, {"kernel.cu": GOOD}).read_bytes()[:300]), p)[1],
+        "not a zip archive, or a damaged one",
+    ),
+    "too_many": (lambda p: _zip(p, {f"f{i}.txt": b"" for i in range(201)}), "201 files, over"),
+    "bomb": (
+        lambda p: _zip(p, {"kernel.cu": b"\0" * (21 * 1024 * 1024)}),
+        "over 20,971,520 bytes once extracted",
+    ),
+}
+
+
+def _discover(root: Path, exercise: Exercise, work: Path) -> dict[str, Submission]:
+    found, _ = discover(root, [exercise], work)
+    return {s.student: s for s in found}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_zip_is_that_students_error_and_the_others_are_found(
+    case: str, ex4: Exercise, tmp_path: Path
+) -> None:
+    root = tmp_path / "submissions"
+    (root / "alice").mkdir(parents=True)
+    (root / "alice/kernel.cu").write_bytes(GOOD)
+    make, reason = HOSTILE[case]
+    make(root / "mallory.zip")
+    _zip(root / "zed.zip", {"ex4-register-tiling/kernel.cu": GOOD})
+    found, notes = discover(root, [ex4], tmp_path / "out/work")
+    by_key = {s.student: s for s in found}
+    assert by_key["alice"].error is None and by_key["alice"].kernel is not None
+    assert by_key["zed"].error is None and by_key["zed"].kernel is not None
+    bad = by_key["mallory"]
+    assert bad.kernel is None and bad.error is not None
+    assert bad.error.startswith("mallory.zip: ") and reason in bad.error
+    assert "\n" not in bad.error and len(bad.error) < 400
+    assert any(n.startswith("mallory.zip: refused: ") for n in notes)
+    # nothing half-extracted is left to be graded, nothing written outside the output
+    assert not (tmp_path / "out/work/unzipped/mallory").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "submissions"]
+
+
+def test_corrupting_any_bytes_of_a_zip_gives_a_verdict_or_one_line(tmp_path: Path) -> None:
+    original = _zip(tmp_path / "good.zip", {"ex4/kernel.cu": GOOD, "ex4/answers.yaml": b"a: 1"})
+    data = original.read_bytes()
+    rng = random.Random(15)
+    messages: list[str] = []
+    for attempt in range(300):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        archive = tmp_path / f"d{attempt}.zip"
+        archive.write_bytes(bytes(damaged))
+        try:
+            extract(archive, tmp_path / "work" / str(attempt))
+        except GraderError as exc:  # anything else fails the test
+            messages.append(str(exc).removeprefix(f"d{attempt}.zip: "))
+    assert 0 < len(messages) < 300  # most refused, some still extract
+    assert [m for m in messages if "\n" in m or m.startswith("d")] == []
+
+
+def test_a_zip_is_extracted_with_its_folders_and_nothing_else(tmp_path: Path) -> None:
+    _zip(tmp_path / "s.zip", {"ex4/": b"", "ex4\\answers.yaml": b"a: 1", "ex4/kernel.cu": GOOD})
+    target = extract(tmp_path / "s.zip", tmp_path / "out")
+    assert (target / "ex4/kernel.cu").read_bytes() == GOOD
+    assert (target / "ex4/answers.yaml").read_bytes() == b"a: 1"  # a Windows tool's separator
+    # a second run (--resume) extracts afresh
+    assert extract(tmp_path / "s.zip", tmp_path / "out") == target
+
+
+def _student(root: Path, name: str) -> Path:
+    (root / name).mkdir(parents=True)
+    return root / name
+
+
+def test_links_pipes_and_devices_in_a_students_folder_are_refused_unopened(
+    ex4: Exercise, tmp_path: Path
+) -> None:
+    root = tmp_path / "submissions"
+    _student(root, "alice").joinpath("kernel.cu").write_bytes(GOOD)
+    os.mkfifo(_student(root, "fifo") / "kernel.cu")
+    (_student(root, "zero") / "kernel.cu").symlink_to("/dev/zero")
+    (_student(root, "linked") / "kernel.cu").symlink_to(root / "alice/kernel.cu")
+    (_student(root, "folder") / "kernel.cu").mkdir()
+    (_student(root, "exdir") / "ex4-register-tiling").symlink_to(root / "alice")
+    (root / "elsewhere").symlink_to(root / "alice", target_is_directory=True)
+    (root / "piped.zip").symlink_to("/dev/zero")
+    os.mkfifo(root / "fifo.zip")
+    by_key = _discover(root, ex4, tmp_path / "work")
+    assert by_key["alice"].error is None
+    reasons = {key: s.error for key, s in by_key.items() if key != "alice"}
+    assert reasons == {
+        "fifo": "kernel.cu: not a regular file (a pipe)",
+        "zero": "kernel.cu: a symbolic link; hand in the file itself, not a link",
+        "linked": "kernel.cu: a symbolic link; hand in the file itself, not a link",
+        "folder": "kernel.cu: is a directory, expected a file",
+        "exdir": "ex4-register-tiling: a symbolic link to a folder; hand in the folder itself, "
+        "not a link",
+        "elsewhere": "elsewhere: a symbolic link, not followed: copy the work in itself",
+        "piped": "piped.zip: a symbolic link, not followed: copy the work in itself",
+        "fifo.zip": "fifo.zip: not a regular file (a pipe)",
+    }
+
+
+def _promptly(action: Callable[[], object]) -> BaseException | None:
+    """What `action` raised (None if nothing), failing the test if it takes over 10 s."""
+    outcome: list[BaseException | None] = []
+
+    def target() -> None:
+        try:
+            action()
+            outcome.append(None)
+        except BaseException as exc:  # reported to the test
+            outcome.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert outcome, "still waiting after 10 s"
+    return outcome[0]
+
+
+def test_read_bounded_refuses_pipes_links_and_devices_without_waiting(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    (tmp_path / "real").write_text("x")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    expected = {
+        "fifo": "fifo: not a regular file (a pipe)",
+        "zero": "zero: a symbolic link; hand in the file itself, not a link",
+        "link": "link: a symbolic link; hand in the file itself, not a link",
+        tmp_path.name: f"{tmp_path.name}: is a directory, expected a file",
+    }
+    for name, message in expected.items():
+        path = tmp_path / name if name != tmp_path.name else tmp_path
+        error = _promptly(lambda path=path: read_bounded(path, 1000, path.name))
+        assert isinstance(error, GraderError) and str(error) == message
+    assert _promptly(lambda: read_bounded(Path("/dev/zero"), 1000)) is not None
+    assert read_bounded(tmp_path / "link", 10, follow_links=True) == b"x"
+    (tmp_path / "big").write_bytes(b"y" * 11)
+    error = _promptly(lambda: read_bounded(tmp_path / "big", 10, "big"))
+    assert str(error) == "big: over the limit of 10 bytes"
+
+
+@pytest.fixture
+def hostile_batch(tmp_path: Path) -> Path:
+    """A good student, and one of each kind of hostile submission next to them."""
+    root = tmp_path / "submissions"
+    _student(root, "alice").joinpath("kernel.cu").write_bytes(GOOD)
+    for case in ("encrypted", "unknown_method", "long_name", "file_and_folder", "bad_crc"):
+        HOSTILE[case][0](root / f"{case}.zip")
+    _duplicate(root / "duplicate.zip")
+    os.mkfifo(_student(root, "fifo") / "kernel.cu")
+    (_student(root, "zero") / "kernel.cu").symlink_to("/dev/zero")
+    _student(root, "[bold]markup").joinpath("kernel.cu").write_bytes(GOOD)
+    _encrypted(root / "markup.zip", "[/dim][/nope]kernel.cu")  # its note: not rich markup
+    _zip(root / ("z" * 251 + ".zip"), {"kernel.cu": GOOD})  # feedback/<that>.json: too long
+    return root
+
+
+def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_reason(
+    hostile_batch: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    args = [str(hostile_batch), "--out", str(out), "--exercise", "ex4", "--backend", "cpu"]
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", *args, "--seed", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a FIFO read would wait forever, /dev/zero would fill memory
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    rows = dict(line.split(",", 1) for line in (out / "gradebook.csv").read_text().splitlines()[1:])
+    assert rows["alice"] == "80,80" and rows["[bold]markup"] == "80,80"
+    assert rows["z" * 251] == "80,80"
+    reasons = {
+        "encrypted": "encrypted: hand in a zip without a password",
+        "unknown_method": "compressed with method 99",
+        "long_name": "a name over 255 bytes",
+        "file_and_folder": "is a file, too",
+        "bad_crc": "Bad CRC-32",
+        "duplicate": "given twice",
+        "fifo": "kernel.cu: not a regular file (a pipe)",
+        "zero": "kernel.cu: a symbolic link",
+        "markup": "'[/dim][/nope]kernel.cu': encrypted",
+    }
+    summary = (out / "summary.md").read_text()
+    for student, reason in reasons.items():
+        assert rows[student] == "0,0", student
+        assert reason in (out / f"feedback/{student}.md").read_text(), student
+        assert f"- {student} (ex4): " in summary and reason in summary, student
+        assert f"{student}" in done.stderr and "refused" in done.stderr
+    assert "9 refused" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "out"])
+    long_feedback = [p.name for p in (out / "feedback").iterdir() if p.name.startswith("zzz")]
+    assert len(long_feedback) == 2 and all(len(n) < 100 for n in long_feedback)
