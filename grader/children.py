@@ -4,6 +4,7 @@ reads the course (see prestart)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -12,6 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from grader.sandbox import SANDBOX_ENV
+from grader.sandbox.scope import Scope, open_scope
 
 
 def worker_command() -> list[str]:
@@ -28,12 +32,14 @@ def _child_env() -> dict[str, str]:
 
 @dataclass
 class Spawned:
-    """A started child: its process, the read end of its event pipe, its stderr file."""
+    """A started child: its process, the read end of its event pipe, its stderr file, and the
+    scope (temporary directory, sandbox user) to close once it has ended."""
 
     process: subprocess.Popen[bytes]
     read_fd: int
     stderr: IO[bytes]
     backend: str
+    scope: Scope
 
 
 _prestarted: list[Spawned] = []
@@ -42,19 +48,26 @@ _prestarted: list[Spawned] = []
 def spawn(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
     """A grading child that imports what it needs and opens `backend` at once, then waits for
     its job on stdin."""
+    full_env = {**_child_env(), **env}
+    scope = open_scope(sandboxed=full_env.get(SANDBOX_ENV) != "off")
     read_fd, write_fd = os.pipe()
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by whoever runs the child
-    process = subprocess.Popen(
-        [*command, str(write_fd), backend],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-        pass_fds=(write_fd,),
-        start_new_session=True,
-        env={**_child_env(), **env},
-    )
-    os.close(write_fd)
-    return Spawned(process, read_fd, stderr, backend)
+    try:
+        process = subprocess.Popen(
+            [*command, str(write_fd), backend],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+            env={**full_env, **scope.env},
+        )
+    except BaseException:
+        scope.close()
+        raise
+    finally:
+        os.close(write_fd)
+    return Spawned(process, read_fd, stderr, backend, scope)
 
 
 def prestart(backend: str) -> None:
@@ -63,6 +76,14 @@ def prestart(backend: str) -> None:
     The next grading with this backend and no extra environment takes it; unused, it ends when
     its stdin closes with the parent."""
     _prestarted.append(spawn(backend, {}, worker_command()))
+
+
+@atexit.register
+def _close_unused() -> None:
+    for spawned in _prestarted:
+        spawned.process.kill()
+        spawned.process.wait()
+        spawned.scope.close()
 
 
 def take(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from grader import memory_watch
-from grader.children import take, worker_command
+from grader.children import Spawned, take, worker_command
 from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
 from grader.results import CheckResult, CheckStatus, DeviceInfo, Stage
 
@@ -55,8 +55,20 @@ student code runs before then, and a cold machine can take seconds."""
 
 
 def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
-    run = _ChildRun(limit=time_limit)
     spawned = take(job.backend, job.env, command)
+    try:
+        return _watch_child(spawned, job, time_limit)
+    finally:
+        # whatever happened (an interrupt too): the child and everything its programs left are
+        # killed, and its temporary files removed
+        if spawned.process.poll() is None:
+            _kill_group(spawned.process)
+            spawned.process.wait()
+        spawned.scope.close()
+
+
+def _watch_child(spawned: Spawned, job: Job, time_limit: float) -> _ChildRun:
+    run = _ChildRun(limit=time_limit)
     process, read_fd = spawned.process, spawned.read_fd
     with spawned.stderr as stderr:
         assert process.stdin is not None
@@ -80,7 +92,8 @@ def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun
                 ready = selector.select(timeout=min(remaining, _MEMORY_SAMPLE_S))
                 if time.monotonic() >= next_sample:
                     next_sample = time.monotonic() + _MEMORY_SAMPLE_S
-                    if memory_watch.group_resident_bytes(process.pid) > memory_limit:
+                    used = memory_watch.resident_bytes(process.pid, spawned.scope.uid)
+                    if used > memory_limit:
                         run.out_of_memory = True
                         break
                 if not ready:

@@ -20,19 +20,32 @@ def limit_bytes() -> int:
     return int(os.environ.get(LIMIT_ENV, str(DEFAULT_LIMIT_MB))) * 1024 * 1024
 
 
-def group_resident_bytes(group: int, proc: Path = Path("/proc")) -> int:
-    """Resident bytes of every process in process group `group` (0 where /proc is missing)."""
-    total = 0
+def resident_bytes(child: int, uid: int | None = None, proc: Path = Path("/proc")) -> int:
+    """Resident bytes of grading child `child` and everything it started: its process group,
+    its descendants in sessions of their own (the sandbox starts one), and every process of
+    the grading's sandbox user `uid` (reparented away from the child, say); 0 without /proc."""
+    table: dict[int, tuple[int, int, int]] = {}  # pid -> (parent, group, resident bytes)
+    owners: dict[int, int] = {}
     for entry in proc.iterdir() if proc.is_dir() else ():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
+            owner = entry.stat().st_uid
         except OSError:  # the process ended, or is not ours to read
             continue
         # Fields after the command name (which may hold spaces and parentheses): state is the
-        # first, the process group the third, resident pages the 22nd.
+        # first, the parent the second, the process group the third, resident pages the 22nd.
         fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 21 and int(fields[2]) == group:
-            total += int(fields[21]) * _PAGE
-    return total
+        if len(fields) > 21:
+            pid = int(entry.name)
+            table[pid] = (int(fields[1]), int(fields[2]), int(fields[21]) * _PAGE)
+            owners[pid] = owner
+    counted = {pid for pid, (_, group, _) in table.items() if group == child or owners[pid] == uid}
+    counted.add(child)
+    grew = True
+    while grew:  # descendants, whatever their session
+        grown = {pid for pid, (parent, _, _) in table.items() if parent in counted}
+        grew = not grown <= counted
+        counted |= grown
+    return sum(table[pid][2] for pid in counted if pid in table)

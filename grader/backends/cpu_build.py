@@ -18,8 +18,8 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -163,9 +163,9 @@ def build(
         program_cache.touch(*(p.path for p in wanted))
         return Build(fast, checked, time.monotonic() - started, cached=True)
     directory.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="grader-build-") as work:
-        text = _nvrtc_view(source, defines, Path(work))
-        unit = Path(work) / "unit.cpp"
+    with sandbox.private_workdir("grader-build-") as work:
+        text = _nvrtc_view(source, defines, work)
+        unit = work / "unit.cpp"
         unit.write_text(
             PRELUDE
             + translate(text)
@@ -190,6 +190,8 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
         raise UnsupportedKernelError(
             "the CPU backend's preprocessor did not finish: macros that expand without end?"
         ) from None
+    except GraderError as exc:  # no isolation for the preprocessor
+        raise UnsupportedKernelError(str(exc)) from None
     hidden = unsupported_constructs(KernelSource(text, source.display_name))
     if hidden:
         what = hidden[0].split(": ", 1)[1]
@@ -204,27 +206,28 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
 def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
     """Run g++ for each program side by side, in the sandbox: g++ and its assembler read files
     named in the source (an `.incbin` spelled through a macro, say), and what they read would end
-    up in the program."""
+    up in the program. The runtime's headers are copied next to the unit: the sandbox sees
+    nothing of the host but /usr and its work directory."""
+    runtime = unit.parent / "runtime"
+    shutil.copytree(RUNTIME_DIR, runtime)
     running: list[tuple[Program, Path, subprocess.Popen[str]]] = []
-    for program in programs:
-        output = unit.parent / f"program-{int(program.checked)}"
-        command = [
-            "g++", *build_flags(program.checked), "-I", str(RUNTIME_DIR), "-DGG_KERNEL=gg_kernel",
-            str(unit), "-o", str(output), "-lboost_context",
-        ]  # fmt: skip
-        try:
-            wrapped = sandbox.wrap(command, unit.parent, [RUNTIME_DIR])
-        except GraderError as exc:
-            raise UnsupportedKernelError(str(exc)) from None
-        process = subprocess.Popen(
-            wrapped,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            env=sandbox.clean_env(),
-        )
-        running.append((program, output, process))
+    try:
+        for program in programs:
+            output = unit.parent / f"program-{int(program.checked)}"
+            command = [
+                "g++", *build_flags(program.checked), "-I", str(runtime), "-DGG_KERNEL=gg_kernel",
+                str(unit), "-o", str(output), "-lboost_context",
+            ]  # fmt: skip
+            process = sandbox.popen(
+                command, unit.parent, writable=True, memory=False, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, text=True, errors="replace",
+            )  # fmt: skip
+            running.append((program, output, process))
+    except GraderError as exc:
+        for _, _, process in running:
+            process.kill()
+            process.communicate()
+        raise UnsupportedKernelError(str(exc)) from None
     failure = ""
     for program, output, process in running:
         try:
@@ -237,8 +240,24 @@ def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
         if process.returncode != 0:
             failure = failure or build_error(stderr, display_name)
             continue
-        temporary = program.path.with_name(f".{program.path.name}.{os.getpid()}.tmp")
-        shutil.move(output, temporary)  # the cache may be on another file system
-        os.replace(temporary, program.path)
+        _keep(output, program.path)
     if failure:
         raise UnsupportedKernelError(f"the CPU backend cannot build this kernel: {failure}")
+
+
+def _keep(output: Path, target: Path) -> None:
+    """Move a built program into the cache: only a regular file that g++ wrote, never a link the
+    sandbox left (the grader runs as another user, root perhaps, and would follow it)."""
+    with open(output, "rb", opener=_no_follow) as built:
+        info = os.fstat(built.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise UnsupportedKernelError("the CPU backend's build left no program")
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        with open(temporary, "wb") as copy:
+            shutil.copyfileobj(built, copy)
+    temporary.chmod(0o755)
+    os.replace(temporary, target)
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)

@@ -12,7 +12,6 @@ two compilers still differ on (feature tests such as `__has_builtin`, `__cpp_*` 
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -61,16 +60,7 @@ def as_nvrtc_sees_it(source: KernelSource, defines: Mapping[str, int], work: Pat
     path = work / "student.cu"
     name = source.display_name.replace("\\", "\\\\").replace('"', '\\"')
     path.write_text(f'#line 1 "{name}"\n{source.text}')
-    command = sandbox.wrap(preprocess_command(defines, path), work)
-    done = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=60,
-        check=False,
-        env=sandbox.clean_env(),
-    )
+    done = sandbox.run(preprocess_command(defines, path), work, timeout=60)
     if done.returncode != 0:
         raise PreprocessError(done.stderr)
     # g++'s first line markers name the temporary file; the text must not depend on where it was

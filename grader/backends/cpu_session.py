@@ -3,10 +3,12 @@ that a kernel's `__device__` variables keep their values from one launch to the 
 on a GPU while the module is loaded: a kernel that skips its work when it has seen the inputs
 before fails here as it does there.
 
-The program runs in the sandbox with the grader's limits. Each request names the launch's CPU
-time, which the program adds to what it has used so far (its own RLIMIT_CPU); the program
-answers "ok" on its stdout once the launch's outputs are written, and prints nothing else there
-(the kernel's printf goes to /dev/null)."""
+The program runs in the sandbox with the grader's limits, from a copy in a work directory of its
+own. Inputs and outputs go through the pipes the grader holds, never through files the program
+could replace (with a link to a host file, say). Each request names the launch's CPU time, which
+the program adds to what it has used so far (its own RLIMIT_CPU); the program answers "ok" and
+the launch's outputs on its stdout, and prints nothing else there (the kernel's printf goes to
+/dev/null)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,16 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+import numpy as np
+import numpy.typing as npt
+
 from grader import sandbox
+
+FloatArray = npt.NDArray[np.float32]
 
 _STDERR_KEPT = 256 * 1024
 _CLOSE_S = 10.0
@@ -60,47 +68,62 @@ def program_env() -> dict[str, str]:
 
 
 class Session:
-    """One program, started in the sandbox, with a work directory that only it and the grader
-    use; `sandbox.wrap`'s GraderError propagates when the sandbox is required and missing."""
+    """One program, started in the sandbox from a copy in its own work directory; the
+    sandbox's GraderError propagates when no isolation can be set up."""
 
     def __init__(self, program: Path, checked: bool) -> None:
-        self.work = Path(tempfile.mkdtemp(prefix="grader-cpu-"))
-        self._stderr = (self.work / "stderr.txt").open("w+b")
+        self.work = sandbox.workdir("grader-cpu-")
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         self._read_to = 0
         try:
-            command = sandbox.wrap([str(program)], self.work, [program])
-            self._process = subprocess.Popen(
-                command,
+            staged = self.work / "program"
+            shutil.copyfile(program, staged)
+            staged.chmod(0o555)
+            self._process = sandbox.popen(
+                [str(staged)],
+                self.work,
+                memory=not checked,
+                env=program_env(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
-                env=program_env(),
-                preexec_fn=sandbox.limits(memory=not checked),
             )
         except BaseException:
             self.close()
             raise
 
-    def launch(self, fields: list[str], cpu_seconds: float) -> str:
-        """Run one launch (its inputs already written to `work`); returns what the program wrote
-        to stderr meanwhile, or raises ProgramEndedError when the program stopped."""
+    def launch(
+        self, fields: list[str], inputs: Sequence[FloatArray], cpu_seconds: float
+    ) -> tuple[list[FloatArray], str]:
+        """Run one launch on `inputs` (A, B, C, guards included); returns them as the launch left
+        them and what the program wrote to stderr meanwhile, or raises ProgramEndedError when the
+        program stopped."""
         process = self._process
         assert process.stdin is not None and process.stdout is not None
-        request = " ".join([str(self.work), *fields, str(int(cpu_seconds + 0.999))]) + "\n"
+        sizes = [str(x.size) for x in inputs]
+        request = " ".join([*fields, str(int(cpu_seconds + 0.999)), *sizes]) + "\n"
+        outputs: list[FloatArray] = []
         try:
             process.stdin.write(request.encode())
+            for data in inputs:
+                process.stdin.write(np.ascontiguousarray(data, dtype=np.float32).tobytes())
             process.stdin.flush()
-            reply = process.stdout.readline()
-        except BrokenPipeError:
-            reply = b""
-        if reply != b"ok\n":
+            if _read_exactly(process.stdout, 3) == b"ok\n":
+                for data in inputs:
+                    raw = _read_exactly(process.stdout, data.size * 4)
+                    if len(raw) != data.size * 4:
+                        break
+                    outputs.append(np.frombuffer(raw, dtype=np.float32).copy())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        if len(outputs) != len(inputs):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=_CLOSE_S)
             if process.poll() is None:
                 process.kill()
                 process.wait()
             raise ProgramEndedError(process.returncode, self._new_stderr())
-        return self._new_stderr()
+        return outputs, self._new_stderr()
 
     def _new_stderr(self) -> str:
         self._stderr.flush()
@@ -122,4 +145,16 @@ class Session:
                 process.kill()
                 process.wait()
         self._stderr.close()
-        shutil.rmtree(self.work, ignore_errors=True)
+        sandbox.remove(self.work)
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    """`size` bytes, or fewer where the stream ends first."""
+    parts: list[bytes] = []
+    while size > 0:
+        part = stream.read(size)
+        if not part:
+            break
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
