@@ -1,4 +1,7 @@
-"""Reading YAML files so that every value can be traced back to its line."""
+"""Reading YAML files so that every value can be traced back to its line, and so that no file,
+however hostile, costs more than a bounded amount of memory and time: its size, its nesting and
+its keys are limited, and anchors and aliases (which let a small file stand for a huge
+document) are refused. Every YAML file the grader reads goes through `read_yaml`."""
 
 from __future__ import annotations
 
@@ -9,9 +12,16 @@ from typing import Any
 
 import yaml
 
+from grader.bounded_read import read_bounded
 from grader.errors import GraderError
 
 Loc = tuple[str | int, ...]
+
+MAX_YAML_BYTES = 1024 * 1024
+"""The default limit on a YAML file's size (specs, course.yaml and answers are a few KiB)."""
+MAX_YAML_DEPTH = 64
+"""Collections nested deeper than this are refused (PyYAML's composer recurses per level)."""
+ALIASES = "YAML anchors and aliases (&name, *name) are not allowed here: write each value out"
 
 
 @dataclass
@@ -37,37 +47,101 @@ class YamlDocument:
         return f"{self.path}:{line}" if line else str(self.path)
 
 
-def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) -> None:
+    """Every key's and item's line into `lines`; a key given twice in one mapping (which PyYAML
+    would silently let the last one win) is a GraderError naming both lines."""
     if isinstance(node, yaml.MappingNode):
+        seen: dict[tuple[str, str], int] = {}
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode):
+                line = key_node.start_mark.line + 1
+                first = seen.setdefault((key_node.tag, key_node.value), line)
+                if first != line:
+                    raise GraderError(
+                        f"{path}:{line}: key {_shown(key_node.value)} given twice "
+                        f"(first on line {first})"
+                    )
                 child = (*loc, key_node.value)
-                lines[child] = key_node.start_mark.line + 1
-                _record_lines(value_node, child, lines)
+                lines[child] = line
+                _record_lines(value_node, child, lines, path)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = (*loc, index)
             lines[child] = item.start_mark.line + 1
-            _record_lines(item, child, lines)
+            _record_lines(item, child, lines, path)
 
 
-def read_yaml(path: Path) -> YamlDocument:
-    """Parse `path`; a missing file, bad encoding or bad syntax is a GraderError naming the file."""
+def _shown(text: str) -> str:
+    """A key as a message shows it: quoted, escaped, and not too long."""
+    return repr(text if len(text) <= 60 else text[:60] + "...")
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing anchors, aliases and nesting deeper than `max_depth`
+    as it composes, before any recursion could run out of stack."""
+
+    def __init__(self, text: str, path: Path, max_depth: int) -> None:
+        super().__init__(text)
+        self.path = path
+        self.max_depth = max_depth
+        self.depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+        line = event.start_mark.line + 1 if event.start_mark else 0
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise GraderError(f"{self.path}:{line}: {ALIASES}")
+        if not isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            return super().compose_node(parent, index)
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise GraderError(
+                f"{self.path}:{line}: nested over {self.max_depth} levels deep "
+                "(lists or mappings inside each other): the grader reads no deeper"
+            )
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _compose_and_construct(text: str, path: Path, max_depth: int) -> tuple[yaml.Node | None, Any]:
+    """The document's node graph (for line numbers) and its data, from one parse."""
+    loader = _BoundedLoader(text, path, max_depth)
     try:
-        text = path.read_text(encoding="utf-8")
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
+
+
+def read_yaml(
+    path: Path,
+    *,
+    limit: int = MAX_YAML_BYTES,
+    max_depth: int = MAX_YAML_DEPTH,
+    follow_links: bool = True,
+) -> YamlDocument:
+    """Parse `path`. A missing file, a file that is not a regular one (or a link, unless
+    `follow_links`), more than `limit` bytes, bad encoding, bad syntax, nesting deeper than
+    `max_depth`, an anchor or alias, or a key given twice is a one-line GraderError naming the
+    file and, where there is one, the line."""
+    try:
+        raw = read_bounded(path, limit, follow_links=follow_links)
     except FileNotFoundError:
         raise GraderError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise GraderError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise GraderError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise GraderError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        node, data = _compose_and_construct(text, path, max_depth)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise GraderError(f"{path}{line}: not valid YAML: {exc.problem}") from None
+        line_no = f":{mark.line + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or type(exc).__name__
+        raise GraderError(f"{path}{line_no}: not valid YAML: {problem}") from None
     except yaml.reader.ReaderError as exc:
         number = text.count("\n", 0, exc.position) + 1
         raise GraderError(
@@ -78,29 +152,5 @@ def read_yaml(path: Path) -> YamlDocument:
         raise GraderError(f"{path}: not valid YAML: {first}") from None
     lines: dict[Loc, int] = {}
     if node is not None:
-        alias = _first_alias(node)
-        if alias is not None:
-            raise GraderError(
-                f"{path}:{alias.start_mark.line + 1}: YAML anchors and aliases (&name, *name) "
-                "are not allowed here: write each value out"
-            )
-        _record_lines(node, (), lines)
+        _record_lines(node, (), lines, path)
     return YamlDocument(path=path, data=data, lines=lines)
-
-
-def _first_alias(root: yaml.Node) -> yaml.Node | None:
-    """A node reached a second time (an alias), found in one pass over the node graph: nested
-    aliases ("a billion laughs") make a small file stand for an exponentially large document,
-    which validating or walking it would take forever to visit."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            return node
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            stack.extend(part for pair in node.value for part in pair)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return None
