@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from grader import sandbox
 from grader.bounded_read import read_bounded
 from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.diagnosis import cross_case_hints, ignored_tile_size_hint
@@ -58,6 +59,8 @@ def grade(
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
     seed = new_seed() if seed is None else seed
+    if backend == "cpu":
+        sandbox.mode()  # no isolation for the native program: one line, before anything runs
     spec = exercise.spec
     answers_text, answers_error = _read_answers(exercise, answers)
     job = Job(

@@ -283,7 +283,7 @@ def _run_sweep(
     emit: Emit,
 ) -> int:
     """ex2: time every tile size (GPU), probe the next one, grade the answers against both."""
-    from grader.checks.sweep import evidence_for, probe, time_sweep, try_launch
+    from grader.checks.sweep import evidence_for, probe, reference_kernel, time_sweep, try_launch
 
     sweep = spec.sweep
     assert sweep is not None
@@ -316,7 +316,8 @@ def _run_sweep(
         return 0
     limit, detail = None, "the exercise has no probe size"
     if sweep.probe is not None:
-        limit, detail, compiled = probe(spec, source, backend.arch)
+        course_kernel = reference_kernel(Path(job.course_root))
+        limit, detail, compiled = probe(spec, course_kernel, backend.arch)
         if gpu and not isinstance(compiled, CompileFailure):
             error = try_launch(backend, compiled, sweep.probe)
             detail += f"; the launch failed: {error}" if error else "; the launch ran"

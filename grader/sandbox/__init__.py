@@ -42,7 +42,10 @@ BWRAP_ENV = "GRADER_BWRAP"
 CPU_SECONDS = 3600
 """The most CPU time any one run of native student code gets."""
 FILE_BYTES = 256 * 1024 * 1024
-"""The largest file a program may write (RLIMIT_FSIZE), and the size of its private /tmp."""
+"""The largest file a build may write (RLIMIT_FSIZE), and the size of its private /tmp."""
+OUTPUT_BYTES = 16 * 1024 * 1024
+"""The most a program may write to its stderr (a file of the grader's): sanitizer reports are
+kilobytes; past this it gets SIGXFSZ."""
 OPEN_FILES = 256
 PROCESSES = 64
 """Processes and threads of one grading's user at a time (RLIMIT_NPROC, when run by root)."""
@@ -106,12 +109,41 @@ def mode() -> Mode:
         return "bubblewrap"
     if identity.is_root():
         seccomp.program(writes=False)  # fails (GraderError) where libseccomp is missing
+        _check_hidden()
         return "user"
     raise GraderError(
         f"no isolation for students' native code here: {why}, and only root can run it as a "
         "user of its own. Install bubblewrap (apt-get install bubblewrap), or run as root; "
         "--unsafe-no-sandbox runs it unisolated (only for your own code)"
     )
+
+
+def hidden() -> list[Path]:
+    return [Path(p) for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether a user with no relation to the file's owner and group (the sandbox's user) could
+    reach `path`: every folder above it searchable by others, and it readable or searchable."""
+    try:
+        path = path.resolve(strict=True)
+    except OSError:
+        return False
+    for folder in reversed(path.parents):
+        if not folder.stat().st_mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o005)
+
+
+def _check_hidden() -> None:
+    """Without bubblewrap the program sees the host's files as any user does: the solutions,
+    the submissions and the results must not be readable by others, or nothing runs."""
+    for path in hidden():
+        if readable_by_others(path):
+            raise GraderError(
+                f"{path}: readable by any user, so by students' programs here (no bubblewrap): "
+                f"chmod o-rwx {path} (or a folder above it) and grade again"
+            )
 
 
 def available() -> str | None:
@@ -208,12 +240,14 @@ def _libc() -> Any:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _limits(memory: bool, cpu_seconds: float, processes: bool) -> Callable[[], None]:
+def _limits(memory: bool, cpu_seconds: float, writes: bool) -> Callable[[], None]:
     soft = max(1, min(int(cpu_seconds + 0.999), CPU_SECONDS))
+    file_bytes = FILE_BYTES if writes else OUTPUT_BYTES
+    processes = identity.is_root()  # per user: the grading's own user when run by root
 
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if processes:
@@ -257,7 +291,7 @@ def popen(
     chosen = mode()
     environment = env or clean_env()
     uid = identity.sandbox_uid()
-    limits = _limits(memory, cpu_seconds, processes=identity.is_root())
+    limits = _limits(memory, cpu_seconds, writable)
     if chosen == "none":
         return subprocess.Popen(
             list(command), cwd=work, env=environment, preexec_fn=limits,

@@ -96,11 +96,16 @@ def sandbox_uid() -> int:
 
 
 def processes_of(uid: int, proc: Path = Path("/proc")) -> list[int]:
+    """The live processes of `uid` (not zombies: they hold nothing but their exit status, and
+    are reaped by whoever inherited them)."""
     pids = []
     for entry in proc.iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
-                if entry.stat().st_uid == uid:
+                if entry.stat().st_uid != uid:
+                    continue
+                stat_line = (entry / "stat").read_text()
+                if stat_line[stat_line.rfind(")") + 2 :][:1] not in ("Z", "X"):
                     pids.append(int(entry.name))
     return pids
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from grader.checks.sweep import REFERENCE, probe, reference_kernel
 from grader.compiler import CompileFailure
 from grader.course import load_spec
@@ -59,11 +57,6 @@ def _grade_sabotaged(tmp_path: Path, limit_answer: str) -> dict[str, object]:
     return result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs grader/pipeline.py _run_sweep: probe(spec, reference_kernel(Path("
-    "job.course_root)), backend.arch)",
-)
 def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path) -> None:
     result = _grade_sabotaged(tmp_path, "shared_memory_per_block")
     assert result["status"] == "failed"
@@ -72,11 +65,6 @@ def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs grader/pipeline.py _run_sweep: probe(spec, reference_kernel(Path("
-    "job.course_root)), backend.arch)",
-)
 def test_a_kernel_failing_only_at_64_still_has_the_right_answer_graded_right(
     tmp_path: Path,
 ) -> None:
