@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.batch.names import file_name
+from grader.batch.names import display, file_name, text_key
 from grader.batch.submitters import METADATA, Entry, Submitter, read_export
-from grader.batch.unzip import extract, shown
+from grader.batch.unzip import extract
 from grader.bounded_read import not_regular
 from grader.course import Exercise
 from grader.errors import GraderError
@@ -66,23 +66,18 @@ def discover(
             mine, note = _from_entry(entry, key, exercises, work)
         except Exception as exc:  # one submission never stops a batch, whatever it holds
             why = " ".join(f"could not be read ({type(exc).__name__}: {exc})".split())[:300]
-            mine = _refused(key, exercises, "unknown", f"{label(entry.name)}: {why}")
+            mine = _refused(key, exercises, "unknown", f"{display(entry.name)}: {why}")
             note = f"refused: {why}"
         submissions += mine
-        notes.append(f"{label(entry.name)}: {note}")
+        notes.append(f"{display(entry.name)}: {note}")
     return submissions, notes
-
-
-def label(name: str) -> str:
-    """A file name as a note shows it: itself when printable and short, else quoted."""
-    return name if name.isprintable() and len(name) <= 100 else shown(name)
 
 
 def _key(entry: Path, names: set[str]) -> str:
     """An entry's student key: a folder's name; a zip's stem, unless another entry is named
     that (`alice` and `alice.zip`), when it is the zip's whole name: never the same twice."""
     stem = entry.name[: -len(".zip")] if entry.name.endswith(".zip") else ""
-    return stem if stem and stem not in names else entry.name
+    return text_key(stem if stem and stem not in names else entry.name)
 
 
 def _from_entry(
@@ -95,7 +90,7 @@ def _from_entry(
         if is_zip or os.path.isdir(entry):
             why = "a symbolic link, not followed: copy the work in itself"
             return _refused(
-                key, exercises, "link", f"{label(entry.name)}: {why}"
+                key, exercises, "link", f"{display(entry.name)}: {why}"
             ), f"refused: {why}"
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
@@ -106,7 +101,7 @@ def _from_entry(
     try:
         folder = extract(entry, work / "unzipped" / file_name(key))
     except GraderError as exc:
-        why = str(exc).removeprefix(f"{entry.name}: ")
+        why = str(exc).removeprefix(f"{display(entry.name)}: ")
         return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
     mine = in_folder(folder, key, exercises, "zip")
     aside = (
@@ -138,33 +133,34 @@ def _from_export(
     notes = [f"Gradescope export: {len(export)} submission(s) in {METADATA}"]
     submissions: list[Submission] = []
     layout = "gradescope export"
-    for key, entry in sorted(export.items()):
+    for folder, entry in sorted(export.items()):
+        key = text_key(folder)  # the folder's name, unless YAML gave it bytes no file has
         people = entry if isinstance(entry, tuple) else ()
-        why = entry if isinstance(entry, str) else _not_a_folder(root, key)
+        why = entry if isinstance(entry, str) else _not_a_folder(root, folder)
         if why:
             submissions += _refused(key, exercises, layout, why, people)
-            notes.append(f"{label(key)}: refused: {why}")
+            notes.append(f"{display(key)}: refused: {why}")
             continue
         mine = in_folder(root / key, key, exercises, layout, people)
         submissions += mine
-        notes.append(f"{label(key)}: {_found(layout, mine, exercises)}")
+        notes.append(f"{display(key)}: {_found(layout, mine, exercises)}")
     for path in sorted(root.iterdir()):
         if path.name not in export and path.name != METADATA and not path.name.startswith("."):
-            notes.append(f"{label(path.name)}: skipped: not listed in {METADATA}")
+            notes.append(f"{display(path.name)}: skipped: not listed in {METADATA}")
     return submissions, notes
 
 
 def _not_a_folder(root: Path, key: str) -> str | None:
     """Why an export's entry `key` has no usable folder (None when it has)."""
-    if key in ("", ".", "..") or "/" in key or "\0" in key:
-        return f"{shown(key)}: not the name of a folder in the export"
+    if key in ("", ".", "..") or "/" in key or "\0" in key or text_key(key) != key:
+        return f"{display(key)}: not the name of a folder in the export"
     try:
         mode = os.lstat(root / key).st_mode
     except OSError as exc:
-        return f"{label(key)}: listed in {METADATA} but no folder to read ({exc.strerror})"
+        return f"{display(key)}: listed in {METADATA} but no folder to read ({exc.strerror})"
     if stat.S_ISLNK(mode):
-        return f"{label(key)}: a symbolic link, not followed"
-    return None if stat.S_ISDIR(mode) else f"{label(key)}: not a folder"
+        return f"{display(key)}: a symbolic link, not followed"
+    return None if stat.S_ISDIR(mode) else f"{display(key)}: not a folder"
 
 
 def in_folder(
@@ -181,7 +177,7 @@ def in_folder(
         try:
             kernel, error = _find(folder, exercise, single)
         except OSError as exc:
-            kernel, error = None, f"{label(folder.name)}: cannot be read ({exc.strerror})"
+            kernel, error = None, f"{display(folder.name)}: cannot be read ({exc.strerror})"
         answers = _answers(kernel, exercise) if kernel and not error else None
         out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
     return out
@@ -224,7 +220,7 @@ def _usable(path: Path, shown_as: str) -> tuple[Path | None, str | None]:
     if mode is None:
         return None, None
     why = not_regular(mode)
-    return path, f"{label(shown_as)}: {why}" if why else None
+    return path, f"{display(shown_as)}: {why}" if why else None
 
 
 def _answers(kernel: Path, exercise: Exercise) -> Path | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from grader.batch.names import display
 from grader.bounded_read import not_regular
 from grader.errors import GraderError
 
@@ -75,11 +76,11 @@ def extract(archive: Path, target: Path) -> Path:
     except zipfile.BadZipFile as exc:
         shutil.rmtree(target, ignore_errors=True)
         raise GraderError(
-            f"{archive.name}: not a zip archive, or a damaged one ({_first(exc)})"
+            f"{display(archive.name)}: not a zip archive, or a damaged one ({_first(exc)})"
         ) from None
     except READ_ERRORS as exc:
         shutil.rmtree(target, ignore_errors=True)
-        raise GraderError(f"{archive.name}: cannot be extracted ({_first(exc)})") from None
+        raise GraderError(f"{display(archive.name)}: cannot be extracted ({_first(exc)})") from None
     return target
 
 
@@ -93,27 +94,27 @@ def _open_archive(archive: Path) -> BinaryIO:
     """The archive opened for reading: a regular file, not through a link, not too large."""
     why = not_regular(os.lstat(archive).st_mode)
     if why:
-        raise GraderError(f"{archive.name}: {why}")
+        raise GraderError(f"{display(archive.name)}: {why}")
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     file = os.fdopen(os.open(archive, flags), "rb")
     status = os.fstat(file.fileno())
     why = not_regular(status.st_mode)
     if why or status.st_size > MAX_ARCHIVE_BYTES:
         file.close()
-        raise GraderError(f"{archive.name}: {why or f'over {MAX_ARCHIVE_BYTES:,} bytes'}")
+        raise GraderError(f"{display(archive.name)}: {why or f'over {MAX_ARCHIVE_BYTES:,} bytes'}")
     return file
 
 
 def _checked(archive: Path, infos: list[zipfile.ZipInfo]) -> list[_Member]:
     """Every member, each refused (a GraderError naming it) unless safe to write."""
     if len(infos) > MAX_ZIP_FILES:
-        raise GraderError(f"{archive.name}: {len(infos)} files, over {MAX_ZIP_FILES}")
+        raise GraderError(f"{display(archive.name)}: {len(infos)} files, over {MAX_ZIP_FILES}")
     if sum(i.file_size for i in infos) > MAX_ZIP_BYTES:
-        raise GraderError(f"{archive.name}: over {MAX_ZIP_BYTES:,} bytes once extracted")
+        raise GraderError(f"{display(archive.name)}: over {MAX_ZIP_BYTES:,} bytes once extracted")
     kinds: dict[tuple[str, ...], str] = {}
     members = []
     for info in infos:
-        where = f"{archive.name}: {shown(info.filename)}"
+        where = f"{display(archive.name)}: {shown(info.filename)}"
         why = _refused(info)
         if why:
             raise GraderError(f"{where}: {why}")
@@ -212,8 +213,8 @@ def _write_file(
             written += len(chunk)
             if written > allowed:
                 raise GraderError(
-                    f"{archive.name}: {shown(member.info.filename)}: more bytes than its header "
-                    "says, or over the archive's limit"
+                    f"{display(archive.name)}: {shown(member.info.filename)}: more bytes than "
+                    "its header says, or over the archive's limit"
                 )
             sink.write(chunk)
     return written

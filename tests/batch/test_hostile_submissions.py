@@ -264,6 +264,8 @@ def hostile_batch(tmp_path: Path) -> Path:
     _student(root, "[bold]markup").joinpath("kernel.cu").write_bytes(GOOD)
     _encrypted(root / "markup.zip", "[/dim][/nope]kernel.cu")  # its note: not rich markup
     _zip(root / ("z" * 251 + ".zip"), {"kernel.cu": GOOD})  # feedback/<that>.json: too long
+    os.mkdir(bytes(root) + b"/\xff\xfe")  # a name that is not UTF-8: SQLite and CSV refuse it
+    (root / os.fsdecode(b"\xff\xfe") / "kernel.cu").write_bytes(GOOD)
     return root
 
 
@@ -286,6 +288,7 @@ def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_rea
     rows = dict(line.split(",", 1) for line in (out / "gradebook.csv").read_text().splitlines()[1:])
     assert rows["alice"] == "80,80" and rows["[bold]markup"] == "80,80"
     assert rows["z" * 251] == "80,80"
+    assert [v for k, v in rows.items() if k.startswith("\\xff\\xfe~")] == ["80,80"]
     reasons = {
         "encrypted": "encrypted: hand in a zip without a password",
         "unknown_method": "compressed with method 99",
