@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import default_answers, grade
 from grader.notebook import kernel_from_notebook
 from grader.report import render_json, render_terminal, report_profile, sweep_table
+from grader.sandbox import scope
 from grader.source import read_source
 
 
@@ -31,7 +33,8 @@ def run(
         source = kernel_from_notebook(kernel, exercise.id)
     else:
         source = read_source(kernel)
-    with tempfile.TemporaryDirectory(prefix="grader-bench-") as keep:
+    # named as a grading scope is: what a killed grader leaves, the next one removes
+    with tempfile.TemporaryDirectory(prefix=f"{scope.PREFIX}{os.getpid()}-bench-") as keep:
         report = grade(
             exercise,
             source,

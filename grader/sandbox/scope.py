@@ -52,23 +52,39 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _searchable_by_others(path: Path) -> bool:
+    try:
+        return all(p.stat().st_mode & 0o001 for p in (path.resolve(), *path.resolve().parents))
+    except OSError:
+        return False
+
+
+def base() -> Path:
+    """Where scopes are made: the temporary directory, unless the sandbox's user could not
+    reach it (a TMPDIR inside root's home, say), then /tmp."""
+    chosen = Path(tempfile.gettempdir())
+    if identity.is_root() and not _searchable_by_others(chosen):
+        return Path("/tmp")
+    return chosen
+
+
 def reap(directory: Path | None = None) -> list[Path]:
     """Remove the scopes of graders that are no longer running; the paths removed."""
-    root = directory or Path(tempfile.gettempdir())
     removed = []
-    with contextlib.suppress(OSError), os.scandir(root) as entries:
-        for entry in entries:
-            owner = _OWNER.match(entry.name)
-            if owner and entry.is_dir(follow_symlinks=False) and not _alive(int(owner[1])):
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed.append(Path(entry.path))
+    for root in {directory} if directory else {Path(tempfile.gettempdir()), base()}:
+        with contextlib.suppress(OSError), os.scandir(root) as entries:
+            for entry in entries:
+                owner = _OWNER.match(entry.name)
+                if owner and entry.is_dir(follow_symlinks=False) and not _alive(int(owner[1])):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                    removed.append(Path(entry.path))
     return removed
 
 
 def open_scope(sandboxed: bool) -> Scope:
     """A new scope; a sandbox user of its own when `sandboxed` and run by root."""
     reap()
-    tmp = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base()))
     tmp.chmod(0o711)  # the sandbox user reaches its own directories inside, lists nothing
     scope = Scope(tmp, env={"TMPDIR": str(tmp)})
     if sandboxed and identity.is_root():

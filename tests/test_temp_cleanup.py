@@ -1,0 +1,103 @@
+"""Nothing is left in the temporary area after a grading, however it ends: its grading child
+killed at a random moment (as a time limit kills it), or the grader itself killed (whatever it
+left, the next grader removes). Each run grades ex1's solution on the CPU backend with TMPDIR set
+to a folder of the test's own, and counts what is left there."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["which", "g++"], capture_output=True).returncode != 0, reason="needs g++"
+)
+
+KERNEL = ROOT / "solutions/ex1-non-square/kernel.cu"
+
+
+def _start(area: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "TMPDIR": str(area)}
+    env.setdefault("GRADER_CACHE_DIR", str(ROOT / ".grader-cache"))
+    command = [sys.executable, "-m", "grader", "check", "ex1", "--backend", "cpu"]
+    return subprocess.Popen(
+        [*command, "--file", str(KERNEL), "--json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
+            if ppid == parent and b"grader.worker" in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder the sandbox's user can reach (pytest's own are root's alone)."""
+    path = Path(tempfile.mkdtemp(prefix="grader-test-area-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _left(area: Path) -> list[str]:
+    return sorted(p.name for p in area.iterdir())
+
+
+@pytest.mark.slow
+def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path) -> None:
+    pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
+    for attempt in range(3):
+        area = tmp_path / f"area-{attempt}"
+        area.mkdir()
+        grader = _start(area)
+        delay = pick.uniform(0.5, 6.0)
+        time.sleep(delay)
+        for child in _children(grader.pid):
+            os.kill(child, signal.SIGKILL)
+        grader.communicate(timeout=600)
+        assert _left(area) == [], f"killed after {delay:.2f} s: {_left(area)}"
+
+
+@pytest.mark.slow
+def test_what_a_killed_grader_leaves_the_next_one_removes(tmp_path: Path) -> None:
+    pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
+    area = tmp_path / "area"
+    area.mkdir()
+    delays = []
+    for _ in range(2):
+        grader = _start(area)
+        delays.append(pick.uniform(1.0, 6.0))
+        time.sleep(delays[-1])
+        for child in _children(grader.pid):
+            os.killpg(child, signal.SIGKILL)  # the grader and its child: nothing cleans up
+        grader.kill()
+        grader.communicate(timeout=60)
+    last = _start(area)
+    out, err = last.communicate(timeout=600)
+    assert last.returncode == 0, out[-3000:] + err[-2000:]
+    assert _left(area) == [], f"killed after {delays}: {_left(area)}"
