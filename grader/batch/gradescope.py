@@ -58,7 +58,12 @@ SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image.
 set -euo pipefail
 apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip g++ libboost-context-dev
+apt-get install -y -qq python3 python3-venv python3-pip g++ libboost-context-dev \
+  bubblewrap libseccomp2
+# Students' programs run as unprivileged users of their own (uids from 1,900,000,000), in
+# bubblewrap where the container lets it start, else as that user directly: name the first one.
+getent passwd grader-sandbox >/dev/null || useradd --system --no-create-home \
+  --uid 1900000000 --shell /usr/sbin/nologin grader-sandbox || true
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install -q -e '/autograder/source[cuda13]'
 """
