@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.errors import EXIT_USAGE, GraderError
+from grader.text_bounds import bounded
 
 
 class _Parser(argparse.ArgumentParser):
@@ -192,10 +194,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return dispatch(args)
     except GraderError as exc:
-        print(f"grader: error: {exc}", file=sys.stderr)
+        print(f"grader: error: {bounded(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("grader: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        return EXIT_USAGE
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"grader: error: {where}no space left on the device", file=sys.stderr)
         return EXIT_USAGE

@@ -80,16 +80,18 @@ class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing anchors, aliases and nesting deeper than `max_depth`
     as it composes, before any recursion could run out of stack."""
 
-    def __init__(self, text: str, path: Path, max_depth: int) -> None:
+    def __init__(self, text: str, path: Path, max_depth: int, aliases: bool) -> None:
         super().__init__(text)
         self.path = path
         self.max_depth = max_depth
+        self.aliases = aliases
         self.depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
         line = event.start_mark.line + 1 if event.start_mark else 0
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+        anchored = isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None
+        if anchored and not self.aliases:
             raise GraderError(f"{self.path}:{line}: {ALIASES}")
         if not isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             return super().compose_node(parent, index)
@@ -105,11 +107,52 @@ class _BoundedLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
-def _compose_and_construct(text: str, path: Path, max_depth: int) -> tuple[yaml.Node | None, Any]:
+MAX_EXPANDED_VALUES = 100_000
+"""Where aliases are allowed: the most values the document may stand for once they are expanded
+(a few lines of nested aliases can stand for billions)."""
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> int:
+    """How many values `root` stands for with every alias expanded, counted without expanding
+    (each node once); GraderError past MAX_EXPANDED_VALUES or for an alias inside itself."""
+    sizes: dict[int, int] = {}
+    pending: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in pending:
+            line = node.start_mark.line + 1
+            raise GraderError(f"{path}:{line}: an alias refers to the value it is inside")
+        pending.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        total = 1 + sum(size(child) for child in children)
+        pending.discard(key)
+        if total > MAX_EXPANDED_VALUES:
+            raise GraderError(
+                f"{path}: its aliases (*name) stand for over {MAX_EXPANDED_VALUES:,} values: "
+                "write each value out"
+            )
+        sizes[key] = total
+        return total
+
+    return size(root)
+
+
+def _compose_and_construct(
+    text: str, path: Path, max_depth: int, aliases: bool
+) -> tuple[yaml.Node | None, Any]:
     """The document's node graph (for line numbers) and its data, from one parse."""
-    loader = _BoundedLoader(text, path, max_depth)
+    loader = _BoundedLoader(text, path, max_depth, aliases)
     try:
         node = loader.get_single_node()
+        if node is not None and aliases:
+            _expanded_size(node, path)
         return node, (loader.construct_document(node) if node is not None else None)
     finally:
         loader.dispose()
@@ -121,11 +164,14 @@ def read_yaml(
     limit: int = MAX_YAML_BYTES,
     max_depth: int = MAX_YAML_DEPTH,
     follow_links: bool = True,
+    aliases: bool = False,
 ) -> YamlDocument:
     """Parse `path`. A missing file, a file that is not a regular one (or a link, unless
     `follow_links`), more than `limit` bytes, bad encoding, bad syntax, nesting deeper than
     `max_depth`, an anchor or alias, or a key given twice is a one-line GraderError naming the
-    file and, where there is one, the line."""
+    file and, where there is one, the line. With `aliases`, anchors and aliases are allowed (files
+    written by tools that use them), as long as the document stands for at most
+    MAX_EXPANDED_VALUES values once they are expanded."""
     try:
         raw = read_bounded(path, limit, follow_links=follow_links)
     except FileNotFoundError:
@@ -136,7 +182,7 @@ def read_yaml(
         line = raw[: exc.start].count(b"\n") + 1
         raise GraderError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
     try:
-        node, data = _compose_and_construct(text, path, max_depth)
+        node, data = _compose_and_construct(text, path, max_depth, aliases)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line_no = f":{mark.line + 1}" if mark is not None else ""

@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
     report("write-host-dir", fd >= 0);
     fd = open("/tmp/grader-probe-tmp", O_WRONLY | O_CREAT, 0644);
     report("create-tmp-file", fd >= 0);
+    // an output replaced by a link to a host file, for the grader to follow
+    report("link-in-workdir", symlink(argv[2], "c.out") == 0);
     report("socket-inet", socket(AF_INET, SOCK_STREAM, 0) >= 0);
     report("socket-unix", socket(AF_UNIX, SOCK_STREAM, 0) >= 0);
     report("ptrace-grader", ptrace(PTRACE_ATTACH, grader, nullptr, nullptr) == 0);
@@ -101,7 +103,7 @@ int main(int argc, char **argv) {
 ATTEMPTS = [
     "remount-usr-rw", "mount-tmpfs", "unshare-user", "unshare-mount", "setuid-root",
     "write-usr-bin", "create-in-usr", "write-ld-cache", "read-secret", "write-host-dir",
-    "create-tmp-file", "socket-inet", "socket-unix", "ptrace-grader", "signal-grader",
+    "create-tmp-file", "link-in-workdir", "socket-inet", "socket-unix", "ptrace-grader", "signal-grader",
     "list-grader-fds", "write-grader-fd", "keyctl", "bpf",
 ]  # fmt: skip
 
@@ -211,10 +213,12 @@ def test_the_probe_run_bare_as_root_does_what_the_sandbox_refuses(
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,
     )
     did = _did(bare.stdout)
     # what root can do unsandboxed: the test above would see any of these getting through
-    for attempt in ("read-secret", "write-host-dir", "create-tmp-file", "socket-inet",
+    for attempt in ("read-secret", "write-host-dir", "create-tmp-file", "link-in-workdir",
+                    "socket-inet",
                     "signal-grader", "list-grader-fds", "unshare-mount"):  # fmt: skip
         assert did[attempt], attempt
     Path("/tmp/grader-probe-tmp").unlink(missing_ok=True)

@@ -102,21 +102,35 @@ ALIASED = (
 )
 
 
-def test_an_alias_in_gradescope_metadata_is_refused_with_file_and_line(tmp_path: Path) -> None:
-    root = _export(tmp_path / "export", ALIASED)
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)
+)
+
+
+def test_gradescopes_anchors_are_read_but_an_alias_bomb_is_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    # Ruby's YAML (Gradescope's) writes anchors for repeated values: they are read
+    export = read_export(_export(tmp_path / "export", ALIASED))
+    assert export is not None and set(export) == {"submission_1", "submission_2"}
+    # a few lines that stand for 10^9 values are not
+    root = _export(tmp_path / "bomb", BOMB)
     with pytest.raises(GraderError) as caught:
         read_export(root)
-    assert str(caught.value).startswith(f"{root / 'submission_metadata.yml'}:3: YAML anchors")
+    assert str(caught.value) == (
+        f"{root / 'submission_metadata.yml'}: its aliases (*name) stand for over 100,000 "
+        "values: write each value out"
+    )
     done = run_grader(["batch", str(root), "--out", str(tmp_path / "out"), "--backend", "cpu"])
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert (
         done.stderr.strip()
         .splitlines()[-1]
-        .endswith(
-            "submission_metadata.yml:3: YAML anchors and aliases (&name, *name) are not allowed "
-            "here: write each value out"
-        )
+        .endswith("stand for over 100,000 values: write each value out")
     )
+    looped = _export(tmp_path / "looped", "a: &a [1, *a]\n")
+    with pytest.raises(GraderError, match=r":1: an alias refers to the value it is inside$"):
+        read_export(looped)
 
 
 def test_oversized_or_linked_gradescope_metadata_is_refused(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def write_feedback(folder: Path, results: Sequence[StoredResult]) -> None:
     for result in results:
         by_student[result.student].append(result)
     for student, mine in by_student.items():
-        reports = [Report.from_json(r.report) for r in mine]
+        reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)
         (folder / f"{name}.md").write_text("\n".join(render_markdown(r) for r in reports))
         (folder / f"{name}.json").write_text(json.dumps([r.to_json() for r in reports], indent=2))

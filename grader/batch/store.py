@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.errors import GraderError
 from grader.results import Report
 
 SCHEMA = """
@@ -52,16 +53,38 @@ class StoredResult:
 
 
 class ResultStore:
+    """Every failure to write (a full disk, say) is a GraderError naming the file; a result is
+    recorded whole or not at all, and those recorded before stay."""
+
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed("cannot open the results", exc) from None
+
+    def _failed(self, what: str, exc: BaseException) -> GraderError:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return GraderError(
+            f"{self.path}: {what} ({reason}); every result recorded before is kept: make room "
+            "and run again with --resume"
+        )
 
     def close(self) -> None:
         self._db.close()
 
     def record(self, run_id: str, student: str, exercise: str, digest: str, report: Report) -> None:
+        try:
+            self._insert(run_id, student, exercise, digest, report)
+        except sqlite3.Error as exc:
+            raise self._failed(f"cannot record {student}'s {exercise}", exc) from None
+
+    def _insert(
+        self, run_id: str, student: str, exercise: str, digest: str, report: Report
+    ) -> None:
         with self._db:  # one transaction: the row is there whole, or not at all
             self._db.execute("BEGIN")
             self._db.execute(

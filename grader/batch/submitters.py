@@ -43,7 +43,9 @@ def read_export(root: Path) -> dict[str, Entry] | None:
     path = root / METADATA
     if not os.path.lexists(path):
         return None
-    document = read_yaml(path, limit=MAX_METADATA_BYTES, follow_links=False)
+    # Gradescope writes the file with Ruby's YAML, which uses anchors for repeated values: they
+    # are read, as long as they stand for a bounded number of values
+    document = read_yaml(path, limit=MAX_METADATA_BYTES, follow_links=False, aliases=True)
     if not isinstance(document.data, dict):
         raise GraderError(f"{path}: expected a mapping of submission folders to their :submitters")
     entries: dict[str, Entry] = {}

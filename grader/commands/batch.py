@@ -158,7 +158,7 @@ def run(
             pool.submit(
                 grade_submission,
                 s,
-                mixed_seed(secret, seed, s.student, s.exercise.id),
+                mixed_seed(secret, seed, s.student, s.exercise.id, d),
                 backend,
                 lanes[i % len(lanes)],
             ): (s, d)
@@ -175,7 +175,12 @@ def run(
                     style="red",
                 )
             else:
-                store.record(run_id, submission.student, submission.exercise.id, digest, report)
+                try:
+                    store.record(run_id, submission.student, submission.exercise.id, digest, report)
+                except GraderError:  # the disk is full, say: what is recorded stays, stop here
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    store.close()
+                    raise
             progress.advance(task)
     results = store.latest()
     store.close()
@@ -186,7 +191,7 @@ def run(
     write_feedback(out / "feedback", results)
     baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
     for line in baselines:
-        console.print(f"[yellow]{line}[/yellow]" if "drifted" in line else f"[dim]{line}[/dim]")
+        console.print(escape(line), style="yellow" if "drifted" in line else "dim")
     write_summary(out / "summary.md", results, missing, baselines, refused)
     write_performance_scores(
         out / "performance_scores.csv", all_students, exercise_ids, results, roster
