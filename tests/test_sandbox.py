@@ -103,8 +103,8 @@ int main(int argc, char **argv) {
 ATTEMPTS = [
     "remount-usr-rw", "mount-tmpfs", "unshare-user", "unshare-mount", "setuid-root",
     "write-usr-bin", "create-in-usr", "write-ld-cache", "read-secret", "write-host-dir",
-    "create-tmp-file", "link-in-workdir", "socket-inet", "socket-unix", "ptrace-grader", "signal-grader",
-    "list-grader-fds", "write-grader-fd", "keyctl", "bpf",
+    "create-tmp-file", "link-in-workdir", "socket-inet", "socket-unix", "ptrace-grader",
+    "signal-grader", "list-grader-fds", "write-grader-fd", "keyctl", "bpf",
 ]  # fmt: skip
 
 RUNNER = textwrap.dedent(
