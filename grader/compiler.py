@@ -26,7 +26,7 @@ _RESOURCES = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"(\d+) bytes smem")
 _SPILLS = re.compile(r"(\d+) bytes spill stores")
 _MAX_ERRORS_SHOWN = 3
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 """Part of every cache key: raise it when the cached messages' wording changes."""
 _TOO_MUCH_SHARED = re.compile(r"too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)")
 
@@ -98,9 +98,11 @@ def _format_diagnostics(log: str, source: KernelSource) -> str:
 
 def _assembler_error(log: str) -> str:
     """ptxas's error (resources: shared memory, registers), in words; else the log's tail."""
-    lines = [line.strip("\x00 \t") for line in log.splitlines() if "error" in line]
+    log = log.replace("\x00", "")
+    lines = [line.strip() for line in log.splitlines() if "error" in line or "fatal" in line]
     if not lines:
         return "\n" + "\n".join(log.strip().splitlines()[-5:])
+    lines[0] = re.sub(r"^ptxas fatal\s*:\s*", "ptxas: ", lines[0])
     text = re.sub(r"^ptxas error\s*:\s*", "ptxas: ", lines[0])
     text = re.sub(r"Entry function '[^']*'", "the kernel", text)
     shared = _TOO_MUCH_SHARED.search(text)

@@ -9,16 +9,21 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from grader.text_bounds import printable
+
 Cell = str | int | float | None
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value: Cell) -> Cell:
-    """`value` as a spreadsheet shows it and never evaluates it: text starting like a formula
-    quoted with a leading ', anything else (numbers, None, ordinary text) unchanged."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    """`value` as a spreadsheet shows it and never evaluates it: control characters (an escape
+    sequence that would repaint a terminal showing the file) written as escapes, text starting
+    like a formula quoted with a leading ', numbers and None unchanged."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_STARTS):
+        value = "'" + value
+    return printable(value)
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> None:

@@ -44,7 +44,10 @@ PROBE = r"""
 #include <netinet/in.h>
 #include <sched.h>
 #include <string>
+#include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/shm.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -93,6 +96,11 @@ int main(int argc, char **argv) {
     }
     report("write-grader-fd", wrote);
     report("keyctl", syscall(SYS_keyctl, 0, 0, 0, 0, 0) >= 0 || errno != EPERM);
+    // disk past the file-size limit: space reserved in the grader's file that holds stderr
+    report("fallocate-stderr", fallocate(2, FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0);
+    // memory no process's resident size shows, and that outlives the process
+    report("shmget", shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600) >= 0);
+    report("memfd", memfd_create("hold", 0) >= 0);
     union bpf_attr attr;
     std::memset(&attr, 0, sizeof(attr));
     report("bpf", syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr)) >= 0 || errno != EPERM);
@@ -104,7 +112,8 @@ ATTEMPTS = [
     "remount-usr-rw", "mount-tmpfs", "unshare-user", "unshare-mount", "setuid-root",
     "write-usr-bin", "create-in-usr", "write-ld-cache", "read-secret", "write-host-dir",
     "create-tmp-file", "link-in-workdir", "socket-inet", "socket-unix", "ptrace-grader",
-    "signal-grader", "list-grader-fds", "write-grader-fd", "keyctl", "bpf",
+    "signal-grader", "list-grader-fds", "write-grader-fd", "keyctl", "fallocate-stderr",
+    "shmget", "memfd", "bpf",
 ]  # fmt: skip
 
 RUNNER = textwrap.dedent(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import program_cache, sandbox
-from grader.backends.cpu_equivalence import NotSameProgramError, prove_same_program
+from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
@@ -194,8 +194,11 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
         raise UnsupportedKernelError(str(exc)) from None
     hidden = unsupported_constructs(KernelSource(text, source.display_name))
     if hidden:
-        what = hidden[0].split(": ", 1)[1]
-        raise UnsupportedKernelError(f"{source.display_name}: {what} (through a macro)")
+        # "name:LINE: what", LINE in the preprocessed text: the student's line is the one its
+        # line markers name
+        where, what = hidden[0].removeprefix(f"{source.display_name}:").split(": ", 1)
+        line = line_map(text)[int(where)]
+        raise UnsupportedKernelError(f"{source.display_name}:{line}: {what} (through a macro)")
     try:
         prove_same_program(source, defines, text, build_macros())
     except NotSameProgramError as exc:

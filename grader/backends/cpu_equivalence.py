@@ -66,7 +66,7 @@ def prove_same_program(
     """Raise NotSameProgramError unless `text` (the file as the CPU backend preprocessed it) is the
     program NVRTC compiles from `source` with `defines`. `build_macros`: every macro name defined
     where g++ builds the text."""
-    lines = _line_map(text)
+    lines = line_map(text)
     problem = _second_pass_problem(text, lines, source.display_name, build_macros)
     if problem:
         raise NotSameProgramError(problem)
@@ -77,13 +77,26 @@ def prove_same_program(
     rebuilt = _ptx(text, source.display_name, options)
     if rebuilt != original:
         raise NotSameProgramError(_where_they_differ(source, defines, text))
+    outside = sorted(set(_EXTERN_FUNCTION.findall(original)) - _DRIVER_FUNCTIONS)
+    if outside:
+        raise NotSameProgramError(
+            f"{source.display_name}: calls '{outside[0]}', which it declares but does not "
+            "define: no GPU can load such a kernel, and the CPU backend would call the host's "
+            "function of that name"
+        )
+
+
+_EXTERN_FUNCTION = re.compile(r"^\s*\.extern\s+\.func\s+(?:\([^)]*\)\s*)?(\w+)", re.MULTILINE)
+_DRIVER_FUNCTIONS = frozenset({"vprintf", "malloc", "free", "__assertfail"})
+"""What device code may call without defining it: printf, malloc/free and assert, which the
+CUDA driver provides (and the CPU runtime emulates)."""
 
 
 def _defines(defines: Mapping[str, int]) -> list[str]:
     return [f"-D{name}={value}" for name, value in sorted(defines.items())]
 
 
-def _line_map(text: str) -> list[int]:
+def line_map(text: str) -> list[int]:
     """For each line of the preprocessed text (1-based index), the student's line it came from."""
     mapped = [0]
     current = 1

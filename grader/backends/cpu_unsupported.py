@@ -33,9 +33,58 @@ _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+_HARMLESS_ATTRIBUTES = frozenset(
+    {"aligned", "unused", "maybe_unused", "noinline", "always_inline", "likely", "unlikely",
+     "fallthrough", "nodiscard", "restrict"}
+)  # fmt: skip
+"""Attributes that change nothing g++ would run. Any other one may: NVRTC drops a
+`__device__` function that nothing calls, with its attributes, while g++ runs one marked
+`constructor` before the harness, and `section`, `ifunc`, `alias`, `cleanup`... change what
+runs or where."""
+_ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(\s*\(|\b__declspec\b|\[\s*\[")
+_ATTRIBUTE_NAME = re.compile(r"(?:^|,)\s*(?:\w+\s*::\s*)?(\w+)")
+
+
+def _attribute_body(code: str, match: re.Match[str]) -> str | None:
+    """The text between the attribute list's brackets, None where it does not close."""
+    if match.group().startswith("["):
+        end = re.compile(r"\]\s*\]").search(code, match.end())
+        return code[match.end() : end.start()] if end else None
+    depth = 2
+    for index in range(match.end(), len(code)):
+        depth += {"(": 1, ")": -1}.get(code[index], 0)
+        if depth == 1:
+            return code[match.end() : index]
+    return None
+
+
+def _attribute_problem(code: str, match: re.Match[str]) -> str | None:
+    """What is wrong with the attribute list `match` starts, None if it is harmless."""
+    if match.group() == "__declspec":
+        return "__declspec"
+    body = _attribute_body(code, match)
+    if body is None:
+        return "an attribute the grader cannot read"
+    while re.search(r"\([^()]*\)", body):  # arguments, as in aligned(16)
+        body = re.sub(r"\([^()]*\)", "", body)
+    for name in _ATTRIBUTE_NAME.findall(body):
+        if name.strip("_") not in _HARMLESS_ATTRIBUTES:
+            return f"the attribute '{name.strip('_')}'"
+    return None
+
+
 def unsupported_constructs(source: KernelSource) -> list[str]:
     code = blank_comments_and_literals(source.text)
     found: list[str] = []
+    for attribute in _ATTRIBUTE.finditer(code):
+        problem = _attribute_problem(code, attribute)
+        if problem:
+            line = code.count("\n", 0, attribute.start()) + 1
+            found.append(
+                f"{source.display_name}:{line}: {problem} is not supported by the CPU backend "
+                "(g++ could run what NVRTC leaves out)"
+            )
+            break
     for pattern, what in _UNSUPPORTED:
         match = pattern.search(code)
         if match:

@@ -1,8 +1,9 @@
 """The system calls native student code may not make, as a seccomp filter built by libseccomp
 (through pyseccomp): no mounts, no new namespaces, no tracing or reading other processes, no
-kernel keyrings, BPF, modules or performance counters, no sockets. A refused call fails with
-EPERM (ENOSYS for clone3, so that the C library falls back to clone, whose flags are checked);
-system calls of another architecture (32-bit `int 0x80`, x32) kill the process."""
+kernel keyrings, BPF, modules or performance counters, no sockets, no System V or POSIX IPC. A
+refused call fails with EPERM (ENOSYS for clone3, so that the C library falls back to clone,
+whose flags are checked); system calls of another architecture (32-bit `int 0x80`, x32) kill
+the process."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ REFUSED = (
     "setdomainname", "vhangup", "io_uring_setup", "io_uring_enter", "io_uring_register",
     # the network, and the host's local services (a socket of any family)
     "socket",
+    # memory no process's resident size shows, which outlives the process without bubblewrap
+    "shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+    "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+    "mq_notify", "mq_getsetattr",
 )  # fmt: skip
 
 NAMESPACE_FLAGS = {
@@ -49,6 +54,10 @@ FILE_MAKING = (
     "rename", "renameat", "renameat2", "truncate", "unlink", "unlinkat", "rmdir", "chmod",
     "fchmodat", "chown", "lchown", "fchownat", "utime", "utimes", "utimensat", "futimesat",
     "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+    # through a descriptor it has (its stderr is a file of the grader's: fallocate would fill
+    # the disk past the file-size limit), or memory of a file of its own
+    "fallocate", "ftruncate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "memfd_create",
+    "memfd_secret", "pidfd_open",
 )  # fmt: skip
 TIOCSTI = 0x5412
 """The ioctl that pushes characters into a terminal's input (a TA's shell, say)."""
@@ -76,7 +85,8 @@ def _build(writes: bool) -> Any:
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     for flag in NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-    rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.EQ, TIOCSTI))
+    # the kernel reads an ioctl's request as 32 bits: compare those alone
+    rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, TIOCSTI))
     if not writes:
         for name in FILE_MAKING:
             try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
 ) -> None:
     # a body no other test builds, so that the first check really builds it
     kernel = tmp_path / "kernel.cu"
-    kernel.write_text(f"{SIGNATURE}\n{BODY}// {tmp_path.name}\n")
+    kernel.write_text(f"{SIGNATURE}\n{BODY}// {uuid.uuid4()}\n")  # never built before
     args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--file"]
     first = run_grader([*args, str(kernel), "--json"])
     moved = tmp_path / "elsewhere"
@@ -136,3 +137,54 @@ def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
     assert json.loads(second.stdout)["passed"]
     terminal = run_grader([*args, str(kernel)])
     assert "reused from the cache" in terminal.stdout and "not counted in any" in terminal.stdout
+
+
+@pytest.mark.parametrize(
+    ("attribute", "name"),
+    [
+        ("__attribute__((constructor))", "constructor"),
+        ("__attribute__ ( ( destructor ) )", "destructor"),
+        ("[[gnu::constructor]]", "constructor"),
+        ('__attribute__((section(".init_array")))', "section"),
+    ],
+)
+def test_an_attribute_g_plus_plus_would_act_on_is_refused_at_its_line(
+    attribute: str, name: str
+) -> None:
+    # NVRTC drops a __device__ function nothing calls, with its attributes; g++ would run one
+    # marked constructor before the harness, and make this kernel right on the CPU alone
+    text = (
+        "__device__ int cpu_only = 0;\n"
+        f"__device__ {attribute} void on_load() {{ cpu_only = 1; }}\n"
+        f"{SIGNATURE}\n{BODY}"
+    )
+    with pytest.raises(UnsupportedKernelError) as refused:
+        _build(text)
+    # (the backend's scan of the file itself names it first; the build reads it again once
+    # macros are expanded, and names the same line)
+    assert str(refused.value).startswith(
+        f"kernel.cu:2: the attribute '{name}' is not supported by the CPU backend"
+    )
+
+
+def test_harmless_attributes_are_built() -> None:
+    text = (
+        "__device__ __attribute__((noinline, unused)) float twice(float x) { return 2 * x; }\n"
+        f"[[maybe_unused]] {SIGNATURE}\n{BODY}"
+    )
+    _build(text)
+
+
+def test_a_function_declared_but_never_defined_is_refused() -> None:
+    from grader.backends.cpu_build import build_macros
+    from grader.backends.cpu_equivalence import NotSameProgramError, prove_same_program
+
+    # NVRTC compiles it to PTX that calls an undefined 'dprintf'; g++ would link libc's
+    text = (
+        'extern "C" __device__ int dprintf(int, const char *, ...);\n'
+        + SIGNATURE
+        + ('\n{ if (M < 0) dprintf(2, "x"); }\n')
+    )
+    source = KernelSource(text, "kernel.cu")
+    with pytest.raises(NotSameProgramError, match=r"^kernel\.cu: calls 'dprintf', which it "):
+        prove_same_program(source, {}, text, build_macros())
