@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +76,15 @@ def acquire() -> Slot:
             continue
         uid = base_uid() + index
         sweep(uid)  # whatever an earlier grading killed with its parent left
+        if processes_of(uid, zombies=True):  # zombies nobody reaps: they hold its process limit
+            os.close(fd)
+            continue
         return Slot(uid, fd)
     raise GraderError(f"all {SLOTS} sandbox users are busy: fewer gradings at a time")
 
 
 _own: Slot | None = None
+_own_lock = threading.Lock()
 
 
 def sandbox_uid() -> int:
@@ -90,14 +95,16 @@ def sandbox_uid() -> int:
     given = os.environ.get(UID_ENV)
     if given:
         return int(given)
-    if _own is None:  # a process that grades on its own (tests, tools): a slot for its lifetime
-        _own = acquire()
-    return _own.uid
+    with _own_lock:  # a process that grades on its own (tests, tools): a slot for its lifetime
+        if _own is None:
+            _own = acquire()
+        return _own.uid
 
 
-def processes_of(uid: int, proc: Path = Path("/proc")) -> list[int]:
-    """The live processes of `uid` (not zombies: they hold nothing but their exit status, and
-    are reaped by whoever inherited them)."""
+def processes_of(uid: int, proc: Path = Path("/proc"), zombies: bool = False) -> list[int]:
+    """The processes of `uid`: live ones, and zombies too when asked (they hold nothing but
+    their exit status until whoever inherited them reaps them, yet count towards the user's
+    process limit)."""
     pids = []
     for entry in proc.iterdir():
         if entry.name.isdigit():
@@ -105,9 +112,19 @@ def processes_of(uid: int, proc: Path = Path("/proc")) -> list[int]:
                 if entry.stat().st_uid != uid:
                     continue
                 stat_line = (entry / "stat").read_text()
-                if stat_line[stat_line.rfind(")") + 2 :][:1] not in ("Z", "X"):
+                state = stat_line[stat_line.rfind(")") + 2 :][:1]
+                if zombies or state not in ("Z", "X"):
                     pids.append(int(entry.name))
     return pids
+
+
+def _reap_adopted(uid: int) -> None:
+    """Reap the zombies of `uid` this process adopted as a subreaper (see scope.open_scope)."""
+    for pid in processes_of(uid, zombies=True):
+        with contextlib.suppress(OSError):
+            stat_line = (Path("/proc") / str(pid) / "stat").read_text()
+            if int(stat_line[stat_line.rfind(")") + 2 :].split()[1]) == os.getpid():
+                os.waitpid(pid, os.WNOHANG)
 
 
 def _kill_all(uid: int) -> None:
@@ -133,6 +150,7 @@ def sweep(uid: int) -> None:
         if not processes_of(uid):
             break
         _kill_all(uid)
+    _reap_adopted(uid)
     for directory in SHARED_WRITABLE:
         with contextlib.suppress(OSError), os.scandir(directory) as entries:
             for entry in entries:

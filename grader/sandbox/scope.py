@@ -7,6 +7,7 @@ clean-up); a grader that was itself killed leaves directories that the next one 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import shutil
@@ -81,9 +82,22 @@ def reap(directory: Path | None = None) -> list[Path]:
     return removed
 
 
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans() -> None:
+    """Become the parent of whatever the scope's programs leave orphaned (a killed sandbox's
+    processes), so that their zombies are reaped here (identity.sweep) rather than left to an
+    init that may never reap them (a container's first process, say): zombies count towards
+    the sandbox user's process limit."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
 def open_scope(sandboxed: bool) -> Scope:
     """A new scope; a sandbox user of its own when `sandboxed` and run by root."""
     reap()
+    _adopt_orphans()
     tmp = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base()))
     tmp.chmod(0o711)  # the sandbox user reaches its own directories inside, lists nothing
     scope = Scope(tmp, env={"TMPDIR": str(tmp)})
