@@ -91,6 +91,8 @@ def test_doctor_reports_nvrtc_the_gpu_and_the_cpu_backend() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NVRTC" in done.stdout and "GPU" in done.stdout and "CPU backend" in done.stdout
     assert "runtime checks (--backend auto) run on" in done.stdout
+    # and how students' programs are isolated on the CPU backend
+    assert "sandbox (CPU backend)" in done.stdout and "seccomp" in done.stdout
 
 
 def test_check_on_the_cpu_backend_grades_for_real_and_says_so() -> None:

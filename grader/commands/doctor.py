@@ -88,6 +88,11 @@ def run() -> int:
     rows.append(("GPU", ok, text, False))
     ok, text = _cpu_backend()
     rows.append(("CPU backend", ok, text, False))
+    if ok:
+        from grader import sandbox
+
+        ok, text = sandbox.describe()
+        rows.append(("sandbox (CPU backend)", ok, text, False))
     ok, text = _tool_version("nvcc", "--version")
     rows.append(("nvcc", ok, text, False))
     ok, text = _tool_version("ncu", "--version")

@@ -146,6 +146,22 @@ def _check_hidden() -> None:
             )
 
 
+def describe() -> tuple[bool, str]:
+    """Whether students' native code can run isolated here, and how (for `grader doctor`)."""
+    try:
+        chosen = mode()
+    except GraderError as exc:
+        return False, str(exc)
+    if chosen == "none":
+        return False, "off (--unsafe-no-sandbox): students' programs run unisolated"
+    if chosen == "bubblewrap":
+        who = "each grading's own unprivileged user" if identity.is_root() else "you"
+        return True, f"bubblewrap and seccomp, as {who}"
+    bwrap = _bwrap_path()
+    why = _probe_bubblewrap(bwrap, identity.sandbox_uid()) if bwrap else "not installed"
+    return True, f"seccomp, as each grading's own unprivileged user; no bubblewrap ({why})"
+
+
 def available() -> str | None:
     """A description of the isolation in use here, or None when there is none."""
     try:
