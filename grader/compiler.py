@@ -196,7 +196,7 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    program_cache.make_private(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(data)
     os.replace(temporary, path)

@@ -27,6 +27,16 @@ def cache_dir() -> Path:
     return Path(base) / "gpu-grader" / "kernels"
 
 
+def make_private(directory: Path) -> None:
+    """Create `directory` (a folder of the cache) and, where the cache itself is new, make it
+    the grader's own (mode 0700): it holds every student's compiled programs, which a program
+    run without bubblewrap, as another user, could otherwise read."""
+    root = cache_dir()
+    if not root.exists():
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)
+
+
 def limit_bytes() -> int:
     text = os.environ.get(LIMIT_ENV, "")
     megabytes = int(text) if text.isdigit() else DEFAULT_LIMIT_MB

@@ -162,7 +162,7 @@ def build(
     if all(p.path.is_file() for p in wanted):
         program_cache.touch(*(p.path for p in wanted))
         return Build(fast, checked, time.monotonic() - started, cached=True)
-    directory.mkdir(parents=True, exist_ok=True)
+    program_cache.make_private(directory)
     with sandbox.private_workdir("grader-build-") as work:
         text = _nvrtc_view(source, defines, work)
         unit = work / "unit.cpp"

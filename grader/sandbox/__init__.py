@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from grader import program_cache
 from grader.errors import GraderError
 from grader.sandbox import identity, seccomp
 
@@ -137,8 +138,9 @@ def readable_by_others(path: Path) -> bool:
 
 def _check_hidden() -> None:
     """Without bubblewrap the program sees the host's files as any user does: the solutions,
-    the submissions and the results must not be readable by others, or nothing runs."""
-    for path in hidden():
+    the submissions, the results and the cache of compiled programs must not be readable by
+    others, or nothing runs."""
+    for path in [*hidden(), program_cache.cache_dir()]:
         if readable_by_others(path):
             raise GraderError(
                 f"{path}: readable by any user, so by students' programs here (no bubblewrap): "
