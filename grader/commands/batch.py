@@ -107,7 +107,7 @@ def run(
         raise GraderError(
             f"{database} exists: pass --resume to carry on, or --student NAME to re-grade one"
         )
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
     console = Console(stderr=True)
     found, notes = discover(submissions_dir, exercises, out / "work")
     for note in notes:  # names come from students: never read as markup
@@ -135,15 +135,23 @@ def run(
     # Native code from students runs only in the sandbox, which never shows it the other
     # submissions, the results or the solutions.
     on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
-    if on_cpu and sandbox.available() is None and not unsafe_no_sandbox:
-        raise GraderError(
-            "batch grading on the CPU backend runs students' code natively and needs the sandbox "
-            "(apt-get install bubblewrap); --unsafe-no-sandbox accepts the risk"
-        )
+    hidden = [p.resolve() for p in (submissions_dir, out, course.root / "solutions")]
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
-        sandbox.HIDE_ENV: os.pathsep.join(str(p.resolve()) for p in (submissions_dir, out)),
+        sandbox.HIDE_ENV: os.pathsep.join(str(p) for p in hidden),
     }
+    if on_cpu and not unsafe_no_sandbox:
+        # before anyone is graded: no isolation here (or, without bubblewrap, files others can
+        # read) is one line, not an error recorded for every student
+        previous = os.environ.get(sandbox.HIDE_ENV)
+        os.environ[sandbox.HIDE_ENV] = guarded[sandbox.HIDE_ENV]
+        try:
+            sandbox.mode()
+        finally:
+            if previous is None:
+                del os.environ[sandbox.HIDE_ENV]
+            else:
+                os.environ[sandbox.HIDE_ENV] = previous
     # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
     lanes = [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
     jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else max(1, 2 * len(lanes)))

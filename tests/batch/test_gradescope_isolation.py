@@ -83,3 +83,44 @@ def test_gradescope_grades_isolated_and_alike_in_every_container(
     else:  # the stub handles square matrices only: the others fail, each with its reason
         assert 10 <= data["score"] < 100 and statuses["ex1: correctness K = 1"] == "failed"
     assert all("isolation" not in t["output"] for t in data["tests"]), data
+
+
+def test_a_batch_without_bubblewrap_grades_only_once_others_cannot_read_the_work(
+    tmp_path: Path,
+) -> None:
+    # the students' programs run as a user of their own, who could read any submission others
+    # can: the batch stops before grading anyone, saying what to chmod, then grades once it is
+    shared = Path(tempfile.mkdtemp(prefix="grader-test-subs-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        submissions = shared / "submissions"
+        (submissions / "alice").mkdir(parents=True)
+        kernel = ROOT / "solutions/ex1-non-square/kernel.cu"
+        shutil.copy(kernel, submissions / "alice" / "kernel.cu")
+        course = shared / "course"  # the course as students have it: no solutions
+        assert run_grader(["release", str(course)]).returncode == 0
+        command = [sys.executable, "-m", "grader", "--course", str(course), "batch"]
+        command += [str(submissions), "--exercise"]
+        command += ["ex1", "--backend", "cpu", "--out"]
+        env = {**os.environ, "GRADER_BWRAP": "none", "GRADER_CACHE_DIR": str(tmp_path / "c")}
+
+        def batch(out: Path) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [*command, str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
+                timeout=900, check=False,
+            )  # fmt: skip
+
+        refused = batch(tmp_path / "refused")
+        assert refused.returncode == 2, refused.stderr
+        last = refused.stderr.strip().splitlines()[-1]
+        assert last == (
+            f"grader: error: {submissions}: readable by any user, so by students' programs here "
+            f"(no bubblewrap): chmod o-rwx {submissions} (or a folder above it) and grade again"
+        )
+        submissions.chmod(0o700)
+        graded = batch(tmp_path / "graded")
+        assert graded.returncode == 0, graded.stderr[-2000:]
+        gradebook = (tmp_path / "graded" / "gradebook.csv").read_text()
+        assert gradebook.splitlines()[1].startswith("alice,100"), gradebook
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
