@@ -76,6 +76,13 @@ def grade(
         env=dict(env or {}),
     )
     device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s)
+    if backend in ("gpu", "cpu") and device.backend != backend:
+        # asked for a backend that is not there: no verdict, rather than one from the checks
+        # that could run without it (compile alone would "pass" a stub)
+        raise GraderError(
+            f"--backend {backend}: not usable here: {device.detail or device.name}"
+            + ("; --backend cpu runs the kernels on the CPU" if backend == "gpu" else "")
+        )
     by_name = {c.name: c for c in checks}
     cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
     hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch, source)
