@@ -10,6 +10,8 @@ submission_metadata.yml, results from an earlier run without --resume, no sandbo
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -88,6 +90,27 @@ def _gpu_present() -> bool:
     return Path("/dev/nvidiactl").exists() or any(Path("/dev").glob("nvidia[0-9]*"))
 
 
+_GPU_PROBE = """
+from grader.backends.gpu import GpuBackend, GpuUnavailableError
+try:
+    GpuBackend()
+except GpuUnavailableError as exc:
+    print(str(exc).splitlines()[0] if str(exc) else "no usable CUDA GPU")
+"""
+
+
+def _gpu_unusable() -> str | None:
+    """Why no GPU is usable here (asked of a child: the parent never opens a CUDA context), or
+    None when one is."""
+    done = subprocess.run(
+        [sys.executable, "-c", _GPU_PROBE], capture_output=True, text=True, timeout=120,
+        check=False, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )  # fmt: skip
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or ["the GPU probe failed"])[-1]
+    return done.stdout.strip() or None
+
+
 def run(
     course: Course,
     submissions_dir: Path,
@@ -134,6 +157,10 @@ def run(
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     # Native code from students runs only in the sandbox, which never shows it the other
     # submissions, the results or the solutions.
+    if backend == "gpu":
+        why = _gpu_unusable()
+        if why:  # before anyone is graded: one line, not "not graded" for every student
+            raise GraderError(f"--backend gpu: not usable here: {why}")
     on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
     hidden = [p.resolve() for p in (submissions_dir, out, course.root / "solutions")]
     guarded = {

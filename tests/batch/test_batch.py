@@ -269,3 +269,20 @@ def test_a_submission_that_links_to_a_host_file_is_refused_without_quoting_it(
     assert "kernel.cu: a symbolic link; hand in the file itself" in feedback
     assert "SECRET_TOKEN_42" not in feedback
     assert "ivan,0,0" in (out / "gradebook.csv").read_text().splitlines()
+
+
+def test_batch_backend_gpu_without_a_usable_gpu_exits_2_before_grading_anyone(
+    submissions: Path, tmp_path: Path
+) -> None:
+    from tests.conftest import gpu_unavailable_reason
+
+    if gpu_unavailable_reason() is None:
+        pytest.skip("this machine has a usable GPU")
+    out = tmp_path / "out"
+    done = run_grader(
+        ["batch", str(submissions), "--out", str(out), "--exercise", "ex4", "--backend", "gpu"]
+    )
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("grader: error: --backend gpu: not usable here: no usable CUDA GPU")
+    assert "not graded" not in done.stderr and not (out / "gradebook.csv").exists()
