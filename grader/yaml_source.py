@@ -5,6 +5,7 @@ document) are refused. Every YAML file the grader reads goes through `read_yaml`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,10 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:60] + "...")
 
 
+MAX_NUMBER_CHARS = 100
+_NUMBER_LIKE = re.compile(r"[-+0-9_:.eExXoObBa-fA-F]+")
+
+
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing anchors, aliases and nesting deeper than `max_depth`
     as it composes, before any recursion could run out of stack."""
@@ -93,6 +98,14 @@ class _BoundedLoader(yaml.SafeLoader):
         anchored = isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None
         if anchored and not self.aliases:
             raise GraderError(f"{self.path}:{line}: {ALIASES}")
+        if isinstance(event, yaml.ScalarEvent) and event.style is None:
+            value = event.value
+            if len(value) > MAX_NUMBER_CHARS and _NUMBER_LIKE.fullmatch(value):
+                # YAML 1.1 reads 1:2:3... as a number in base 60, in time quadratic in its length
+                raise GraderError(
+                    f"{self.path}:{line}: a number of {len(value):,} characters: the grader "
+                    f"reads numbers of at most {MAX_NUMBER_CHARS}"
+                )
         if not isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             return super().compose_node(parent, index)
         self.depth += 1
@@ -196,6 +209,9 @@ def read_yaml(
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise GraderError(f"{path}: not valid YAML: {first}") from None
+    except (ValueError, OverflowError) as exc:  # a value YAML names but Python cannot hold
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise GraderError(f"{path}: a value the grader cannot read: {first}") from None
     lines: dict[Loc, int] = {}
     if node is not None:
         _record_lines(node, (), lines, path)

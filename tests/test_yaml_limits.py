@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,21 @@ def test_deep_answers_in_grader_check_are_one_line_in_the_report(tmp_path: Path)
     done = run_grader(args)
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stdout + done.stderr
     assert "answers.yaml:1: nested over 64 levels deep" in done.stdout
+
+
+def test_numbers_too_long_or_values_python_cannot_hold_are_one_line(tmp_path: Path) -> None:
+    # YAML 1.1 reads 1:2:3... as base 60, in time quadratic in its length; a date may be no date
+    cases = {
+        "base60.yaml": ("x: 1" + ":59" * 20_000 + "\n", ":1: a number of 60,001 characters"),
+        "digits.yaml": ("x: " + "9" * 5000 + "\n", ":1: a number of 5,000 characters"),
+        "date.yaml": ("x: 2024-13-45\n", ": a value the grader cannot read: month must be in"),
+    }
+    for name, (text, expected) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        started = time.monotonic()
+        with pytest.raises(GraderError) as caught:
+            read_yaml(path)
+        assert time.monotonic() - started < 1.0
+        assert str(caught.value).startswith(f"{path}{expected}"), str(caught.value)
+        assert "\n" not in str(caught.value)

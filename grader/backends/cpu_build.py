@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import program_cache, sandbox
+from grader.backends import cpu_symbols
 from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unsupported import unsupported_constructs
@@ -37,7 +38,7 @@ HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
 HARNESS = RUNTIME_DIR / "harness_main.hpp"
 BUILD_TIMEOUT_S = 180
 """Per g++ run; the two builds run side by side."""
-_BUILD_FORMAT = "5: NVRTC's view, proven by PTX; NVRTC's symbol; one process, many launches"
+_BUILD_FORMAT = "7: NVRTC's view, proven by PTX; NVRTC's symbol; one process; symbols read"
 """Part of every cached program's key: raise it when how programs are built changes."""
 _EXTERN_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
@@ -144,6 +145,52 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
+BASELINE = KernelSource(
+    "__global__ void gg_baseline(const float *A, const float *B, float *C, int M, int K, int N)"
+    " {}\n",
+    "baseline.cu",
+)
+_BASELINE_SYMBOL = "_Z11gg_baselinePKfS0_Pfiii"
+
+
+def _unit_text(text: str, symbol: str) -> str:
+    return (
+        PRELUDE
+        + translate(text)
+        + '\n#line 1 "grader-harness"\n'
+        + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
+        + f' __asm__("{symbol}");\n'
+        + '#include "harness_main.hpp"\n'
+    )
+
+
+def _symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
+    """The unit compiled without optimisation, to read what it defines: every function it uses
+    is kept out of line there, however small (an optimised build inlines and drops them)."""
+    return [
+        "g++", *build_flags(False), "-O0", "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c",
+        str(unit), "-o", str(output),
+    ]  # fmt: skip
+
+
+@functools.cache
+def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
+    """What the runtime and harness bring to a unit around an empty kernel, against which a
+    student's unit is read (once per process; `toolchain` keys it)."""
+    with sandbox.private_workdir("grader-baseline-") as work:
+        unit = work / "unit.cpp"
+        unit.write_text(_unit_text(BASELINE.text, _BASELINE_SYMBOL))
+        runtime = work / "runtime"
+        shutil.copytree(RUNTIME_DIR, runtime)
+        output = work / "symbols.o"
+        done = sandbox.run(
+            _symbols_command(unit, runtime, output), work, timeout=BUILD_TIMEOUT_S, writable=True
+        )
+        if done.returncode != 0:
+            raise UnsupportedKernelError(f"the CPU runtime does not build: {done.stderr[-500:]}")
+        return cpu_symbols.read(output)
+
+
 def build(
     source: KernelSource,
     defines: Mapping[str, int],
@@ -166,15 +213,10 @@ def build(
     with sandbox.private_workdir("grader-build-") as work:
         text = _nvrtc_view(source, defines, work)
         unit = work / "unit.cpp"
-        unit.write_text(
-            PRELUDE
-            + translate(text)
-            + '\n#line 1 "grader-harness"\n'
-            + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
-            + f' __asm__("{symbol}");\n'
-            + '#include "harness_main.hpp"\n'
-        )
-        _compile(unit, [p for p in wanted if not p.path.is_file()], source.display_name)
+        unit.write_text(_unit_text(text, symbol))
+        baseline = baseline_symbols(toolchain)
+        todo = [p for p in wanted if not p.path.is_file()]
+        _compile(unit, todo, source.display_name, baseline)
     program_cache.evict()
     return Build(fast, checked, time.monotonic() - started, cached=False)
 
@@ -206,15 +248,23 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
     return text
 
 
-def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
+def _compile(
+    unit: Path, programs: list[Program], display_name: str, baseline: cpu_symbols.Symbols
+) -> None:
     """Run g++ for each program side by side, in the sandbox: g++ and its assembler read files
     named in the source (an `.incbin` spelled through a macro, say), and what they read would end
     up in the program. The runtime's headers are copied next to the unit: the sandbox sees
     nothing of the host but /usr and its work directory."""
     runtime = unit.parent / "runtime"
     shutil.copytree(RUNTIME_DIR, runtime)
-    running: list[tuple[Program, Path, subprocess.Popen[str]]] = []
+    running: list[tuple[Program | None, Path, subprocess.Popen[str]]] = []
+    symbols = unit.parent / "symbols.o"
     try:
+        process = sandbox.popen(
+            _symbols_command(unit, runtime, symbols), unit.parent, writable=True, memory=False,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
+        )  # fmt: skip
+        running.append((None, symbols, process))
         for program in programs:
             output = unit.parent / f"program-{int(program.checked)}"
             command = [
@@ -232,7 +282,8 @@ def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
             process.communicate()
         raise UnsupportedKernelError(str(exc)) from None
     failure = ""
-    for program, output, process in running:
+    built: list[tuple[Path, Path]] = []
+    for made, output, process in running:
         try:
             _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -243,7 +294,13 @@ def _compile(unit: Path, programs: list[Program], display_name: str) -> None:
         if process.returncode != 0:
             failure = failure or build_error(stderr, display_name)
             continue
-        _keep(output, program.path)
+        if made is None:  # the unit as read for its symbols
+            failure = failure or cpu_symbols.trespass(output, baseline, display_name) or ""
+            continue
+        built.append((output, made.path))
+    if not failure:
+        for output, target in built:
+            _keep(output, target)
     if failure:
         raise UnsupportedKernelError(f"the CPU backend cannot build this kernel: {failure}")
 

@@ -322,3 +322,21 @@ def test_limits_hit_inside_the_sandbox_are_named() -> None:
     assert "SIGXCPU" in explain_failure("", 128 + 24)
     assert "SIGSEGV" in explain_failure("", -11)
     assert explain_failure("last line\n", 3) == "the kernel's program exited with code 3: last line"
+
+
+def test_fast_division_gives_what_the_gpu_gives_for_huge_divisors(small_ex1: Exercise) -> None:
+    # __fdividef(x, y) is 0 on a GPU for 2^126 < |y| < 2^128 (CUDA's programming guide): a
+    # kernel that scales by __fdividef(big, big) writes zeros there, and must fail here too
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= M || col >= N) return;
+    float s = 0.0f;
+    for (int k = 0; k < K; ++k) s += A[row * K + k] * B[k * N + col];
+    const float big = 1e38f + K;
+    C[row * N + col] = s * __fdividef(big, big);
+}
+"""
+    report = _grade(small_ex1, body)
+    case = report.checks[1]
+    assert case.status == "failed" and "got 0," in case.message, case.message

@@ -638,7 +638,13 @@ inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __fdividef(float a, float b) { return a / b; }
+// As the GPU computes it (CUDA's programming guide): a * (1/b), which is 0 for
+// 2^126 < |b| < 2^128, and NaN when a is infinite there too.
+inline float __fdividef(float a, float b) {
+    const float magnitude = std::fabs(b);
+    if (magnitude > 0x1p126f && magnitude < INFINITY) return std::isinf(a) ? NAN : 0.0f * a;
+    return a / b;
+}
 inline float __frcp_rn(float a) { return 1.0f / a; }
 inline float __fsqrt_rn(float a) { return std::sqrt(a); }
 inline float rsqrtf(float a) { return 1.0f / std::sqrt(a); }

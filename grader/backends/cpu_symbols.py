@@ -1,0 +1,90 @@
+"""What a student's file adds to the CPU program, read off the built program: nothing of it may
+run before or after the kernel, nor stand in for a function of the runtime's or the C library's.
+
+The file is compiled together with the CPU runtime and harness, in one translation unit, so C++
+lets it reach them in ways NVRTC never sees: a `constructor` attribute however spelled (NVRTC
+drops a `__device__` function nothing calls, g++ runs it at start-up), or a template named like
+a function the harness calls (`write`), which g++ may prefer to the C library's. Both show in
+the program: more start-up or exit entries than the same program built around an empty kernel,
+and functions of the student's with the name of one the baseline program defines or imports."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+_INIT_SECTIONS = (".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors")
+_FUNCTION_TYPES = frozenset("TtWwi")
+
+
+@dataclass(frozen=True)
+class Symbols:
+    """A program's start-up and exit entries (bytes per section), the functions it defines (as
+    nm prints them, demangled) and the base names of the functions it imports."""
+
+    init_bytes: dict[str, int]
+    defined: frozenset[str]
+    imported: frozenset[str]
+
+
+def base_name(demangled: str) -> str:
+    """`long write<int, char const*>(int, char const*)` -> `write`; `gg::launch()` -> `launch`."""
+    depth, cut = 0, len(demangled)
+    for index, char in enumerate(demangled):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == "(" and depth == 0:
+            cut = index
+            break
+    head = re.sub(r"<[^<>]*>", "", demangled[:cut])
+    while "<" in head:
+        head = re.sub(r"<[^<>]*>", "", head)
+    return head.split("::")[-1].split()[-1] if head.strip() else demangled
+
+
+def read(program: Path) -> Symbols:
+    sections = subprocess.run(
+        ["readelf", "-W", "-S", str(program)], capture_output=True, text=True, timeout=60,
+        check=True,
+    ).stdout  # fmt: skip
+    init_bytes = {}
+    for line in sections.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 5 and fields[1] in _INIT_SECTIONS:
+            init_bytes[fields[1]] = int(fields[5], 16)
+    listing = subprocess.run(
+        ["nm", "-C", str(program)], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for line in listing.splitlines():
+        parts = line.split(maxsplit=2)
+        if len(parts) == 2 and parts[0] in ("U", "w"):
+            imported.add(base_name(parts[1].split("@")[0]))
+        elif len(parts) == 3 and parts[1] in _FUNCTION_TYPES:
+            defined.add(parts[2])
+    return Symbols(init_bytes, frozenset(defined), frozenset(imported))
+
+
+def trespass(program: Path, baseline: Symbols, display_name: str) -> str | None:
+    """Why the student's part of `program` reaches outside its kernel, None when it does not."""
+    mine = read(program)
+    for section, size in sorted(mine.init_bytes.items()):
+        if size > baseline.init_bytes.get(section, 0):
+            return (
+                f"{display_name}: code that runs before or after the kernel ({section}: a "
+                "constructor or destructor attribute?) is not supported by the CPU backend"
+            )
+    reserved = baseline.imported | {base_name(d) for d in baseline.defined}
+    for added in sorted(mine.defined - baseline.defined):
+        name = base_name(added)
+        if name in reserved:
+            return (
+                f"{display_name}: defines '{name}', a name the CPU backend's runtime calls: "
+                "g++ could run it instead of the runtime's (rename it)"
+            )
+    return None

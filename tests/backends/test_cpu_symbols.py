@@ -1,0 +1,66 @@
+"""The student's part of a CPU program may not run outside its kernel nor stand in for the
+runtime's functions: read off the built program (cpu_symbols), whatever the spelling that got
+it past the source scans. Each kernel here would be wrong on a GPU and right on the CPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.backends.cpu_build import UnsupportedKernelError, build
+from grader.backends.cpu_symbols import base_name
+from grader.source import KernelSource
+
+try:
+    TOOLCHAIN = check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+KERNEL = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+    if (row < M && col < N) C[row * N + col] = on_cpu ? 0.0f : 42.0f;
+}
+"""
+SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
+
+
+def _build(prefix: str) -> str:
+    text = prefix + KERNEL
+    with pytest.raises(UnsupportedKernelError) as refused:
+        build(KernelSource(text, "kernel.cu"), {}, SYMBOL, TOOLCHAIN)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "<:<:gnu::constructor:>:>",  # digraphs: the source scan looks for [[
+        '[[gnu::aligned("\\x10"["\\0"[0]]), gnu::constructor]]',  # a ]] before the end
+    ],
+    ids=["digraphs", "nested-brackets"],
+)
+def test_a_constructor_however_spelled_is_refused_from_the_program(spelling: str) -> None:
+    prefix = f"__device__ int on_cpu = 0;\n{spelling} __device__ void hook() {{ on_cpu = 1; }}\n"
+    message = _build(prefix)
+    assert "kernel.cu: code that runs before or after the kernel (.init_array" in message
+
+
+def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused() -> None:
+    # g++ prefers it to the C library's write() for the harness's own call; NVRTC never
+    # instantiates it
+    prefix = (
+        "__device__ int on_cpu = 0;\n"
+        "template <class F, class P, class S> __device__ long write(F f, P p, S s)"
+        " { on_cpu = 1; return 0; }\n"
+    )
+    message = _build(prefix)
+    assert "kernel.cu: defines 'write', a name the CPU backend's runtime calls" in message
+
+
+def test_base_names_are_read_through_templates_namespaces_and_return_types() -> None:
+    assert base_name("long write<int, char const*, unsigned long>(int, char const*)") == "write"
+    assert base_name("gg::launch(dim3, dim3)") == "launch"
+    assert base_name("std::vector<int, std::allocator<int> >::size() const") == "size"
+    assert base_name("main") == "main"
