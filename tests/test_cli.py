@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,15 @@ def test_a_solution_passes_on_the_cpu_backend_with_full_points() -> None:
     timing = report["checks"][-1]
     assert (timing["name"], timing["status"]) == ("performance", "skipped")
     assert timing["message"].startswith("needs a GPU")
+
+
+def test_the_readme_s_way_to_put_grader_on_the_path_works() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "source .venv/bin/activate" in readme
+    if not (ROOT / ".venv/bin/activate").is_file():
+        pytest.skip("no .venv here: the grader was installed another way")
+    done = subprocess.run(
+        ["bash", "-c", "source .venv/bin/activate && grader list"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "ex1" in done.stdout, done.stderr
