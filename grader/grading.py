@@ -7,8 +7,8 @@ from pathlib import Path
 
 from grader import sandbox
 from grader.bounded_read import read_bounded
+from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
 from grader.checks.device_globals import shared_by_blocks_hint
-from grader.checks.diagnosis import cross_case_hints, ignored_tile_size_hint
 from grader.course import Exercise
 from grader.errors import GraderError
 from grader.isolation import run_isolated

@@ -11,8 +11,8 @@ import numpy.typing as npt
 import pytest
 
 from grader.backends.base import GemmLaunch, GemmOutput
+from grader.checks.case_hints import cross_case_hints
 from grader.checks.correctness import CorrectnessCase, run_case
-from grader.checks.diagnosis import cross_case_hints
 from grader.course import CaseSpec, ExerciseSpec, Shape, load_spec
 from grader.results import CheckResult, DeviceInfo
 from tests.conftest import ROOT
@@ -295,7 +295,7 @@ def test_a_race_that_also_reads_outside_the_inputs_is_still_called_a_race() -> N
 
 
 def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_coded() -> None:
-    from grader.checks.diagnosis import ignored_tile_size_hint
+    from grader.checks.case_hints import ignored_tile_size_hint
 
     def results(*statuses: str) -> list[CheckResult]:
         return [CheckResult(f"c{i}", "correctness", s, 0, 1, "") for i, s in enumerate(statuses)]  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.checks.diagnosis import cross_case_hints, ignored_tile_size_hint
+from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
 from grader.course import CaseSpec, Shape, load_spec
 from grader.results import CheckResult
 from grader.source import KernelSource, read_source
