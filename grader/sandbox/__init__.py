@@ -48,7 +48,7 @@ OUTPUT_BYTES = 16 * 1024 * 1024
 """The most a program may write to its stderr (a file of the grader's): sanitizer reports are
 kilobytes; past this it gets SIGXFSZ."""
 OPEN_FILES = 256
-PROCESSES = 64
+PROCESSES = 128
 """Processes and threads of one grading's user at a time (RLIMIT_NPROC, when run by root)."""
 MEMORY_BYTES = 8 * 1024**3
 """Address space of an uninstrumented build (RLIMIT_AS): its fiber stacks are reserved, not used."""
