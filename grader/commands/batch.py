@@ -170,15 +170,7 @@ def run(
     if on_cpu and not unsafe_no_sandbox:
         # before anyone is graded: no isolation here (or, without bubblewrap, files others can
         # read) is one line, not an error recorded for every student
-        previous = os.environ.get(sandbox.HIDE_ENV)
-        os.environ[sandbox.HIDE_ENV] = guarded[sandbox.HIDE_ENV]
-        try:
-            sandbox.mode()
-        finally:
-            if previous is None:
-                del os.environ[sandbox.HIDE_ENV]
-            else:
-                os.environ[sandbox.HIDE_ENV] = previous
+        sandbox.mode(hidden)
     # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
     lanes = [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
     jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else max(1, 2 * len(lanes)))

@@ -99,8 +99,9 @@ def _probe_bubblewrap(bwrap: str, uid: int) -> str | None:
     return None
 
 
-def mode() -> Mode:
-    """How native code will be isolated here; GraderError when it cannot be (fails closed)."""
+def mode(hidden_too: Sequence[Path] = ()) -> Mode:
+    """How native code will be isolated here; GraderError when it cannot be (fails closed).
+    `hidden_too`: paths the program must not read beyond GRADER_SANDBOX_HIDE's."""
     if unsafe():
         return "none"
     uid = identity.sandbox_uid()
@@ -110,7 +111,7 @@ def mode() -> Mode:
         return "bubblewrap"
     if identity.is_root():
         seccomp.program(writes=False)  # fails (GraderError) where libseccomp is missing
-        _check_hidden()
+        _check_hidden(hidden_too)
         return "user"
     raise GraderError(
         f"no isolation for students' native code here: {why}, and only root can run it as a "
@@ -136,11 +137,11 @@ def readable_by_others(path: Path) -> bool:
     return bool(path.stat().st_mode & 0o005)
 
 
-def _check_hidden() -> None:
+def _check_hidden(hidden_too: Sequence[Path]) -> None:
     """Without bubblewrap the program sees the host's files as any user does: the solutions,
     the submissions, the results and the cache of compiled programs must not be readable by
     others, or nothing runs."""
-    for path in [*hidden(), program_cache.cache_dir()]:
+    for path in [*hidden(), *hidden_too, program_cache.cache_dir()]:
         if readable_by_others(path):
             raise GraderError(
                 f"{path}: readable by any user, so by students' programs here (no bubblewrap): "
