@@ -83,6 +83,15 @@ class Backend(Protocol):
         """The compile target, e.g. `sm_90`."""
         ...
 
+    @property
+    def times_kernels(self) -> bool:
+        """Whether kernels are timed here (a GPU); the CPU emulator grades correctness only."""
+        ...
+
+    def l2_bytes(self) -> int | None:
+        """The device's L2 cache in bytes (None where there is no such cache to speak of)."""
+        ...
+
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
     ) -> Preparation:

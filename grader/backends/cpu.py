@@ -142,6 +142,13 @@ class CpuBackend:
     def arch(self) -> str:
         return "sm_90"
 
+    @property
+    def times_kernels(self) -> bool:
+        return False
+
+    def l2_bytes(self) -> int | None:
+        return None
+
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
     ) -> Preparation:

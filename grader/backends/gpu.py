@@ -61,6 +61,10 @@ class GpuBackend:
     def arch(self) -> str:
         return f"sm_{self._cc}"
 
+    @property
+    def times_kernels(self) -> bool:
+        return True
+
     def load_function(self, compiled: CompiledKernel) -> Any:
         """The launchable CuPy function of a compiled kernel (RawModule over its cubin)."""
         cp = self._cupy
