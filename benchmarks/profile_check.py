@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 from grader.course import load_course
-from grader.pipeline import Job, execute
+from grader.events import Event
+from grader.job import Job
+from grader.runner import execute
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +31,7 @@ def main() -> int:
         backend="gpu",
         course_root=str(ROOT),
     )
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     profile = cProfile.Profile()
     with contextlib.redirect_stdout(io.StringIO()):  # pytest-benchmark's own tables
         execute(job, events.append)

@@ -292,10 +292,23 @@ class AnswersSpec(_Model):
     )
 
 
+CheckName = Literal["compile", "correctness", "performance", "sweep", "profile", "answers"]
+"""The kinds of check (grader/checks/registry.py): compile and correctness always, and one per
+optional section of the spec that configures it."""
+_SECTION_CHECKS: tuple[CheckName, ...] = ("performance", "sweep", "profile", "answers")
+
+
 class ExerciseSpec(_Model):
     """An exercise's spec.yaml."""
 
     title: str = Field(description="Shown in reports.")
+    checks: list[CheckName] | None = Field(
+        None,
+        strict=False,
+        description="The checks this exercise runs: compile, correctness, and one for each of "
+        "the sections performance, sweep, profile and answers it has; the grader runs them in "
+        "the order their needs give. Default: compile, correctness and one per section present.",
+    )
     kernel: KernelSpec = Field(description="The kernel to compile: file, name, defines.")
     launch: LaunchSpec = Field(description="Threads per block and the tile of C a block covers.")
     time_limit_s: float = Field(
@@ -325,6 +338,31 @@ class ExerciseSpec(_Model):
         if self.answers and self.answers.kind == "profiling" and self.profile is None:
             raise ValueError("answers of kind 'profiling' need a profile section")
         return self
+
+    @model_validator(mode="after")
+    def _checks_match_sections(self) -> ExerciseSpec:
+        if self.checks is None:
+            return self
+        if len(set(self.checks)) != len(self.checks):
+            raise ValueError("checks: each check may be listed once")
+        for required in ("compile", "correctness"):
+            if required not in self.checks:
+                raise ValueError(f"checks: every exercise has the {required!r} check; list it")
+        for key in _SECTION_CHECKS:
+            has_section = getattr(self, key) is not None
+            if key in self.checks and not has_section:
+                raise ValueError(f"checks lists {key!r} but the spec has no section {key!r}")
+            if has_section and key not in self.checks:
+                raise ValueError(f"the spec has the section {key!r} but checks does not list it")
+        return self
+
+    @property
+    def check_names(self) -> tuple[CheckName, ...]:
+        """The checks listed, or by default compile, correctness and one per section present."""
+        if self.checks is not None:
+            return tuple(self.checks)
+        present = tuple(key for key in _SECTION_CHECKS if getattr(self, key) is not None)
+        return ("compile", "correctness", *present)
 
     @property
     def max_score(self) -> int:

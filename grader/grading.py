@@ -7,13 +7,12 @@ from pathlib import Path
 
 from grader import sandbox
 from grader.bounded_read import read_bounded
-from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
-from grader.checks.device_globals import shared_by_blocks_hint
+from grader.checks.registry import checks_for, plan
 from grader.course import Exercise
 from grader.errors import GraderError
 from grader.isolation import run_isolated
-from grader.pipeline import Job, correctness_cases, plan
-from grader.results import CheckResult, Report
+from grader.job import Job
+from grader.results import Report
 from grader.source import KernelSource
 
 
@@ -83,17 +82,10 @@ def grade(
             f"--backend {backend}: not usable here: {device.detail or device.name}"
             + ("; --backend cpu runs the kernels on the CPU" if backend == "gpu" else "")
         )
-    by_name = {c.name: c for c in checks}
-    cases = [(case.case.dims, by_name[case.name]) for case in correctness_cases(spec)]
-    hints = cross_case_hints(cases, spec.kernel.defines.get("TILE_SIZE"), spec.launch, source)
-    by_build: dict[str, list[CheckResult]] = {}
-    for case in correctness_cases(spec):
-        by_build.setdefault(case.variant, []).append(by_name[case.name])
-    ignored = ignored_tile_size_hint(by_build, source)
-    hints += [ignored] if ignored else []
-    wrong = any(c.kind == "correctness" and c.status == "failed" for c in checks)
-    shared = shared_by_blocks_hint(source) if wrong else None
-    hints += [shared] if shared else []
+    hints: list[str] = []
+    for check in checks_for(spec):
+        names = {planned.name for planned in check.plan(spec)}
+        hints += check.hints(spec, [c for c in checks if c.name in names], source)
     return Report(
         exercise=exercise.id,
         title=exercise.title,

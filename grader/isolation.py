@@ -15,11 +15,21 @@ import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from typing import IO
 
 from grader import memory_watch
+from grader.checks.base import EXIT_CONTEXT_LOST, PlannedCheck
 from grader.children import Spawned, take, worker_command
-from grader.pipeline import EXIT_CONTEXT_LOST, Job, PlannedCheck
+from grader.events import (
+    BadFrameError,
+    DeviceEvent,
+    Event,
+    ResultEvent,
+    StageEvent,
+    StartEvent,
+    decode,
+)
+from grader.job import Job
 from grader.results import CheckResult, CheckStatus, DeviceInfo, Stage
 
 _STDERR_TAIL = 1500
@@ -37,6 +47,8 @@ class _ChildRun:
     """The limit in force when the child stopped answering."""
     returncode: int | None = None
     stderr: str = ""
+    bad_frame: str = ""
+    """What the child sent that is not an event (then it is stopped)."""
 
 
 def _read_tail(stream: IO[bytes]) -> str:
@@ -101,34 +113,36 @@ def _watch_child(spawned: Spawned, job: Job, time_limit: float) -> _ChildRun:
                 chunk = pipe.read(65536)
                 if not chunk:
                     break
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    event = json.loads(line)
+                try:
+                    events, buffer = decode(buffer + chunk)
+                except BadFrameError as exc:
+                    run.bad_frame = str(exc)
+                    break
+                for event in events:
                     now = time.monotonic()
                     _handle_event(event, run, now - last_event)
                     last_event = now
                     # The child knows what the next check costs on its backend (the CPU
                     # emulator is far slower than a GPU) and may extend the limit for it.
-                    run.limit = time_limit + float(event.get("extra_s", 0.0))
+                    extra_s = event.extra_s if isinstance(event, StartEvent) else 0.0
+                    run.limit = time_limit + extra_s
                     deadline = time.monotonic() + run.limit
-        if run.timed_out or run.out_of_memory:
+        if run.timed_out or run.out_of_memory or run.bad_frame:
             _kill_group(process)
         run.returncode = process.wait()
         run.stderr = _read_tail(stderr)
     return run
 
 
-def _handle_event(event: dict[str, Any], run: _ChildRun, seconds: float) -> None:
-    if event["event"] == "device":
-        run.device = DeviceInfo(**event["device"])
-    elif event["event"] == "stage":
-        run.stages.append(Stage(**event["stage"]))
-    elif event["event"] == "result":
-        result = CheckResult.from_json(event["result"])
+def _handle_event(event: Event, run: _ChildRun, seconds: float) -> None:
+    if isinstance(event, DeviceEvent):
+        run.device = event.device
+    elif isinstance(event, StageEvent):
+        run.stages.append(event.stage)
+    elif isinstance(event, ResultEvent):
         # wall time since the child's previous event: the check's own cost as the user waits
-        figures = {**result.figures, "wall_s": round(seconds, 3)}
-        run.results.append(replace(result, figures=figures))
+        figures = {**event.result.figures, "wall_s": round(seconds, 3)}
+        run.results.append(replace(event.result, figures=figures))
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -162,8 +176,10 @@ def run_isolated(
         run = _run_child(replace(job, done=tuple(results), any_failed=failed), time_limit, command)
         device = run.device or device
         stages += run.stages
+        names = {p.name for p in planned}
         for result in run.results:
-            results.setdefault(result.name, result)
+            if result.name in names:  # a name no check planned is not a result of this grading
+                results.setdefault(result.name, result)
         pending = [p for p in planned if p.name not in results]
         if not pending:
             break
@@ -182,9 +198,10 @@ def run_isolated(
         if run.returncode != EXIT_CONTEXT_LOST or not run.results:
             # The child died while running `current` (or made no progress): that check cannot
             # be graded; a fresh child carries on with the rest.
-            results[current.name] = _result(
-                current, "error", _describe_exit(run.returncode, run.stderr), ("crash",)
-            )
+            why = _describe_exit(run.returncode, run.stderr)
+            if run.bad_frame:
+                why = f"the grading process sent what is not an event ({run.bad_frame})"
+            results[current.name] = _result(current, "error", why, ("crash",))
     unknown = DeviceInfo(
         backend="none", name="unknown", detail="the grading process reported no device"
     )

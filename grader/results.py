@@ -1,14 +1,23 @@
-"""What a grading run produces: one CheckResult per check, gathered into a Report.
+"""What a grading run produces: one CheckResult per check, gathered into a Report; and the JSON
+document a Report is written as (`check --json`, the batch store), versioned, with its schema.
 
-Messages, hints and names quote what a submission chose (its lines, names, answers): each is
-bounded and made printable here, where it is created, so no output format shows more."""
+These are pydantic dataclasses: built positionally like plain ones, validated on the way in,
+and written and read as JSON by pydantic, never by hand. Messages, hints and names quote what a
+submission chose (its lines, names, answers): each is bounded and made printable here, where it
+is created, so no output format shows more."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.dataclasses import dataclass
+
 from grader.text_bounds import bounded, bounded_list, bounded_name
+
+REPORT_SCHEMA_VERSION = 1
+"""The version of the report document; raised whenever a field changes meaning or goes."""
 
 CheckKind = Literal["compile", "correctness", "performance", "answers", "safety"]
 CheckStatus = Literal["passed", "failed", "skipped", "error"]
@@ -38,13 +47,12 @@ class CheckResult:
         object.__setattr__(self, "symptoms", tuple(bounded_name(s) for s in self.symptoms))
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["symptoms"] = list(self.symptoms)
+        data: dict[str, Any] = _CHECK_RESULT.dump_python(self, mode="json")
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
-        return cls(**{**data, "symptoms": tuple(data.get("symptoms", ()))})
+        return _CHECK_RESULT.validate_python(data)
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,10 @@ class Stage:
 
     def __str__(self) -> str:
         return f"{self.name}: {self.detail} in {self.seconds:.2f} s"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = TypeAdapter(Stage).dump_python(self, mode="json")
+        return data
 
 
 @dataclass
@@ -121,33 +133,63 @@ class Report:
     def from_json(cls, data: dict[str, Any]) -> Report:
         """A report as `to_json` wrote it (the device's detail folded into its name; one written
         for a student, with no seed, stays student-facing)."""
+        document = ReportDocument.model_validate(data)
         return cls(
-            exercise=data["exercise"],
-            title=data["title"],
-            source=data["source"],
-            seed=data.get("seed", 0),
-            device=DeviceInfo(data["backend"], data["device"]),
-            checks=[CheckResult.from_json(c) for c in data["checks"]],
-            hints=list(data.get("hints", [])),
-            stages=[Stage(**stage) for stage in data.get("stages", [])],
-            student_facing="seed" not in data,
+            exercise=document.exercise,
+            title=document.title,
+            source=document.source,
+            seed=document.seed or 0,
+            device=DeviceInfo(document.backend, document.device),
+            checks=list(document.checks),
+            hints=list(document.hints),
+            stages=list(document.stages),
+            student_facing=document.seed is None,
         )
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "exercise": self.exercise,
-            "title": self.title,
-            "source": self.source,
-            "passed": self.passed,
-            "score": self.score,
-            "max_score": self.max_score,
-            "device": str(self.device),
-            "backend": self.device.backend,
-            "seed": self.seed,
-            "checks": [c.to_json() for c in self.checks],
-            "hints": list(self.hints),
-            "stages": [asdict(stage) for stage in self.stages],
-        }
-        if self.student_facing:
-            del data["seed"]
+        document = ReportDocument(
+            exercise=self.exercise,
+            title=self.title,
+            source=self.source,
+            passed=self.passed,
+            score=self.score,
+            max_score=self.max_score,
+            device=str(self.device),
+            backend=self.device.backend,
+            seed=None if self.student_facing else self.seed,
+            checks=self.checks,
+            hints=self.hints,
+            stages=self.stages,
+        )
+        exclude = {"seed"} if self.student_facing else set()
+        data: dict[str, Any] = document.model_dump(mode="json", exclude=exclude)
         return data
+
+
+class ReportDocument(BaseModel):
+    """A Report as JSON: what `grader check --json` prints and the batch store keeps."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exercise: str = Field(description="The exercise's id, e.g. ex4.")
+    title: str
+    source: str = Field(description="The submitted file's name.")
+    passed: bool = Field(description="No check failed or ended in error.")
+    score: float
+    max_score: float
+    device: str = Field(description="The device and its details, in words.")
+    backend: str = Field(description="gpu, cpu, or none where no runtime check ran.")
+    seed: int | None = Field(
+        None, description="The inputs' seed; absent from what a batch hands to students."
+    )
+    checks: list[CheckResult]
+    hints: list[str] = Field(default_factory=list)
+    stages: list[Stage] = Field(
+        default_factory=list, description="Builds before the checks, with their times."
+    )
+    schema_version: int = Field(
+        REPORT_SCHEMA_VERSION, description="Raised whenever a field changes meaning or goes."
+    )
+
+
+_CHECK_RESULT = TypeAdapter(CheckResult)

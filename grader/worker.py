@@ -1,23 +1,25 @@
-"""Entry point of the grading child: `python -m grader.worker FD` reads a Job (JSON) from stdin
-and writes one JSON line per event to file descriptor FD (stdout is left to the kernel's printf)."""
+"""Entry point of the grading child: `python -m grader.worker FD BACKEND` reads a Job (JSON) from
+stdin and writes its events (grader/events.py: length-prefixed JSON) to file descriptor FD;
+stdout is left to the kernel's printf."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from typing import Any
 
+from grader.events import Event, encode
+from grader.job import Job
 from grader.lifetime import die_with_parent
-from grader.pipeline import Job, execute, open_backend
+from grader.runner import execute, open_backend
 
 
 def main() -> int:
     die_with_parent()
-    channel = os.fdopen(int(sys.argv[1]), "w", buffering=1, encoding="utf-8")
+    channel = os.fdopen(int(sys.argv[1]), "wb")
 
-    def emit(event: dict[str, Any]) -> None:
-        channel.write(json.dumps(event) + "\n")
+    def emit(event: Event) -> None:
+        channel.write(encode(event))
         channel.flush()
 
     # The backend opens before the job arrives (the parent may still be reading the course);

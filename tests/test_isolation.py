@@ -8,20 +8,23 @@ from pathlib import Path
 
 import pytest
 
+from grader.checks.base import PlannedCheck
 from grader.isolation import run_isolated
-from grader.pipeline import Job, PlannedCheck
+from grader.job import Job
 from tests.conftest import ROOT
 
 PLANNED = [PlannedCheck(f"check {i}", "correctness", 1.0) for i in range(4)]
 JOB = Job(spec_path="unused", source_text="", display_name="k.cu", seed=1)
 
 FAKE_WORKER = r"""
-import json, os, sys, time
+import json, os, struct, sys, time
 mode, fd = sys.argv[1], int(sys.argv[2])
 job = json.loads(sys.stdin.read())
-out = os.fdopen(fd, "w", buffering=1)
-device = {"backend": "gpu", "name": "fake", "detail": ""}
-out.write(json.dumps({"event": "device", "device": device}) + "\n")
+out = os.fdopen(fd, "wb", buffering=0)
+def send(event):  # the channel's framing: a 4-byte big-endian length, then the JSON
+    body = json.dumps(event).encode()
+    out.write(struct.pack(">I", len(body)) + body)
+send({"event": "device", "device": {"backend": "gpu", "name": "fake", "detail": ""}})
 for i in range(4):
     name = f"check {i}"
     if name in job["done"]:
@@ -37,7 +40,7 @@ for i in range(4):
         os._exit(134)
     result = {"name": name, "kind": "correctness", "status": "passed", "score": 1.0,
               "max_score": 1.0, "message": f"ok from pid {os.getpid()}", "symptoms": []}
-    out.write(json.dumps({"event": "result", "result": result}) + "\n")
+    send({"event": "result", "result": result})
     if i == 0 and mode == "context":
         sys.exit(3)
 """

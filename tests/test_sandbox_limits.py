@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from grader.backends.cpu_failures import explain_failure
+from grader.checks.base import PlannedCheck
 from grader.isolation import run_isolated
-from grader.pipeline import Job, PlannedCheck
+from grader.job import Job
 from grader.sandbox import PROCESSES
 from tests.conftest import ROOT
 
@@ -131,10 +132,11 @@ import json, os, subprocess, sys, time
 sys.path.insert(0, {root!r})
 fd = int(sys.argv[1])
 job = json.loads(sys.stdin.read())
-out = os.fdopen(fd, "w", buffering=1)
-out.write(json.dumps({{"event": "device", "device": {{"backend": "cpu", "name": "fake",
-                                                    "detail": ""}}}}) + "\\n")
 from grader import sandbox
+from grader.events import DeviceEvent, encode
+from grader.results import DeviceInfo
+out = os.fdopen(fd, "wb", buffering=0)
+out.write(encode(DeviceEvent(device=DeviceInfo("cpu", "fake"))))
 work = sandbox.workdir("hog-")
 program = work / "probe"
 program.write_bytes(open({probe!r}, "rb").read())

@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 from grader.batch.discover import Submission
+from grader.checks.registry import plan
 from grader.errors import GraderError
 from grader.grading import grade
 from grader.notebook import kernel_from_notebook
-from grader.pipeline import plan
 from grader.results import CheckResult, DeviceInfo, Report
 from grader.source import read_source
 

@@ -15,7 +15,7 @@ from tests.conftest import ROOT, run_grader
 
 TIMER = """
 import sys, time
-from grader.batch.lanes import holding
+from grader.lane_lock import holding
 with holding(sys.argv[1], "kernel"):
     time.sleep(0.2)
 """
@@ -110,7 +110,8 @@ def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path:
 def test_the_baseline_is_logged_per_lane_and_drift_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from grader.batch.lanes import baseline_drift, record_baseline
+    from grader.batch.lanes import baseline_drift
+    from grader.lane_lock import record_baseline
 
     record_baseline("matmul_tiled at 2048x2048x2048", 2.0)  # outside a lane: nothing written
     lane = tmp_path / "lanes/gpu0"

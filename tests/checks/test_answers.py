@@ -139,11 +139,16 @@ def test_an_alias_bomb_is_refused_in_one_line_at_once() -> None:
 
 
 def test_without_an_answers_file_no_answer_passes_and_the_points_are_named() -> None:
-    from grader.pipeline import Job, _missing_answers
+    from grader.checks.base import Context
+    from grader.checks.kinds.answers import _missing
+    from grader.job import Job
+    from grader.results import DeviceInfo
+    from grader.source import KernelSource
 
     assert SPEC.answers is not None and SPEC.sweep is not None
     job = Job(spec_path="", source_text="", display_name="kernel.cu", seed=1, answers_text=None)
-    why = _missing_answers(job, SPEC)
+    source = KernelSource("", "kernel.cu")
+    why = _missing(Context(job, SPEC, source, None, DeviceInfo("none", "none"), print))
     assert why.startswith(f"no answers.yaml next to the kernel: 0 of {SPEC.answers.points} points")
     out = grade_tile_sweep(why, H200, SPEC.answers, SPEC.sweep.values)
     assert [r.status for r in out if r.name != "answers explanation"] == ["failed"] * (len(out) - 1)

@@ -1,0 +1,1 @@
+"""One module per kind of check, each defining a `Check` (grader/checks/base.py)."""

@@ -1,0 +1,160 @@
+"""The correctness check: every case of the spec (for every build of a sweep), each on fresh
+random inputs, compared with the float64 reference; then, in the parent, hints across cases."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from grader.backends.base import Backend, KernelRuntimeError
+from grader.backends.cpu import UnsupportedKernelError
+from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
+from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
+from grader.checks.correctness import CorrectnessCase, run_case
+from grader.checks.device_globals import shared_by_blocks_hint
+from grader.checks.kinds.compile import COMPILED
+from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
+from grader.course import ExerciseSpec, LaunchSpec
+from grader.events import StageEvent
+from grader.lane_lock import holding
+from grader.results import CheckResult, Stage
+from grader.source import KernelSource
+
+BUILD_BUDGET_S = 600.0
+"""Added while a backend prepares a kernel (the CPU backend's two g++ builds run in it, each
+with its own timeout well below this)."""
+
+
+def correctness_cases(spec: ExerciseSpec) -> list[CorrectnessCase]:
+    """Every correctness check: each case, for each build of a sweep (or the one build)."""
+    cases = spec.correctness.cases
+    if spec.sweep is None:
+        share = round(spec.correctness.points / len(cases), 4)
+        return [CorrectnessCase(i, case, share) for i, case in enumerate(cases)]
+    sweep = spec.sweep
+    share = round(spec.correctness.points / (len(cases) * len(sweep.values)), 4)
+    return [
+        CorrectnessCase(
+            i,
+            case,
+            share,
+            variant=f"{sweep.define}={value}",
+            defines=((sweep.define, value),),
+            launch=LaunchSpec(block=(value, value), tile=(value, value)),
+        )
+        for value in sweep.values
+        for i, case in enumerate(cases)
+    ]
+
+
+class CorrectnessCheck(Check):
+    key: ClassVar[str] = "correctness"
+    needs: ClassVar[tuple[str, ...]] = ("compile",)
+
+    def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
+        return [PlannedCheck(c.name, "correctness", c.max_score) for c in correctness_cases(spec)]
+
+    def run(self, context: Context) -> Outcome:
+        backend = context.backend
+        assert backend is not None  # the runner skips device checks without one
+        compiled = context.evidence[COMPILED]
+        assert isinstance(compiled, CompiledKernel)
+        try:
+            _prepare(context, backend, compiled, context.spec.kernel.defines, "")
+        except (KernelRuntimeError, UnsupportedKernelError) as exc:
+            return Halt(f"not run: {exc}", "error")
+        with holding("shared", "correctness", context.emit):
+            return _run_cases(context, backend)
+
+    def hints(
+        self, spec: ExerciseSpec, results: list[CheckResult], source: KernelSource
+    ) -> list[str]:
+        by_name = {c.name: c for c in results}
+        cases = correctness_cases(spec)
+        pairs = [(case.case.dims, by_name[case.name]) for case in cases]
+        hints = cross_case_hints(pairs, spec.kernel.defines.get("TILE_SIZE"), spec.launch, source)
+        by_build: dict[str, list[CheckResult]] = {}
+        for case in cases:
+            by_build.setdefault(case.variant, []).append(by_name[case.name])
+        ignored = ignored_tile_size_hint(by_build, source)
+        hints += [ignored] if ignored else []
+        wrong = any(c.status == "failed" for c in results)
+        shared = shared_by_blocks_hint(source) if wrong else None
+        return hints + ([shared] if shared else [])
+
+
+def _run_cases(context: Context, backend: Backend) -> Outcome:
+    spec, source = context.spec, context.source
+    built = ""  # the variant the backend holds; "" is the exercise's own build, prepared already
+    build_failure = ""
+    for case in correctness_cases(spec):
+        if context.done(case.name):
+            continue
+        if case.variant != built:
+            built, build_failure = case.variant, ""
+            defines = {**spec.kernel.defines, **dict(case.defines)}
+            context.start("build", BUILD_BUDGET_S)
+            variant = compile_kernel(source, spec.kernel.name, defines, backend.arch)
+            if isinstance(variant, CompileFailure):
+                build_failure = f"does not compile with {case.variant}: {variant.message}"
+            else:
+                try:
+                    _prepare(context, backend, variant, defines, case.variant)
+                except (KernelRuntimeError, UnsupportedKernelError) as exc:
+                    build_failure = f"cannot run with {case.variant}: {exc}"
+        if build_failure:
+            context.report(_failed(case, build_failure))
+            continue
+        shape = case.case.dims
+        launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)
+        # a failing case may take four more launches (the race check and up to three probes
+        # of where NaNs or differences come from)
+        context.start(case.name, backend.extra_time_s(shape.m, shape.k, shape.n, launches + 4))
+        try:
+            result = run_case(backend, spec, case, context.job.seed)
+        except KernelRuntimeError as exc:
+            if exc.symptom == "timeout":
+                # as when the parent stops a hanging child: the rest would hang too
+                context.report(_failed(case, str(exc), exc.symptom))
+                return Halt(f"not run: the kernel hit the time limit in '{case.name}'")
+            where = context.device.backend.upper()
+            context.report(_failed(case, f"the kernel failed on the {where}: {exc}"))
+            if exc.context_lost:
+                return Exit()
+            continue
+        except UnsupportedKernelError as exc:
+            context.report(_error(case, f"not run: {exc}"))
+            continue
+        context.report(_with_warnings(result, backend.take_warnings()))
+    return None
+
+
+def _prepare(
+    context: Context,
+    backend: Backend,
+    compiled: CompiledKernel,
+    defines: dict[str, int],
+    variant: str,
+) -> None:
+    """Make the kernel ready to launch, as a stage of its own: reported with its time, and under
+    its own limit, so that no check's clock runs while the CPU backend builds its programs."""
+    context.start("build", BUILD_BUDGET_S)
+    prepared = backend.prepare(context.source, compiled, defines)
+    name = f"build {variant}" if variant else "build"
+    stage = Stage(name, round(prepared.seconds, 3), prepared.cached, prepared.detail)
+    context.emit(StageEvent(stage=stage))
+
+
+def _failed(case: CorrectnessCase, message: str, symptom: str = "runtime_error") -> CheckResult:
+    return CheckResult(case.name, "correctness", "failed", 0.0, case.max_score, message, (symptom,))
+
+
+def _error(case: CorrectnessCase, message: str) -> CheckResult:
+    return CheckResult(case.name, "correctness", "error", 0.0, case.max_score, message)
+
+
+def _with_warnings(result: CheckResult, warnings: list[str]) -> CheckResult:
+    if not warnings:
+        return result
+    text = "\n".join(f"warning: {w}" for w in warnings)
+    return replace(result, message=f"{result.message}\n{text}")

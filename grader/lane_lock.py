@@ -1,0 +1,69 @@
+"""A grading child's hold on its batch lane (one GPU): shared while it checks correctness,
+exclusive while it times, so that no two timed kernels (nor a timed kernel and anything else)
+share a GPU. fcntl locks on a file in the lane's directory: they hold across processes and
+vanish with a killed one. Outside a batch lane every hold is a no-op."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from grader.events import StartEvent
+
+LANE_ENV = "GRADER_LANE_DIR"
+"""Set for a grading child: the directory of its lane's lock and log."""
+LANE_WAIT_S = 1800.0
+"""How long a grading may wait for its lane: waiting is not the kernel's time, and must not
+count against the check's limit (the parent is told before the wait starts)."""
+
+
+@contextmanager
+def holding(
+    kind: str,
+    what: str,
+    emit: Callable[[StartEvent], None] | None = None,
+    extra_s: float = 0.0,
+) -> Iterator[None]:
+    """Hold this process's lane for `kind` ('shared' for correctness, 'exclusive' for timing)
+    while the block runs; a no-op outside batch lanes. With `emit`, the parent's time limit is
+    lifted while waiting for the lane, then set for `what` (with `extra_s`) once it is held."""
+    directory = os.environ.get(LANE_ENV)
+    if not directory:
+        if emit is not None:
+            emit(StartEvent(check=what, extra_s=extra_s))
+        yield
+        return
+    lock_path = Path(directory) / "lock"
+    with lock_path.open("a") as lock:
+        if emit is not None:
+            emit(StartEvent(check=f"waiting for the lane: {what}", extra_s=LANE_WAIT_S))
+        fcntl.flock(lock, fcntl.LOCK_EX if kind == "exclusive" else fcntl.LOCK_SH)
+        if emit is not None:
+            emit(StartEvent(check=what, extra_s=extra_s))
+        try:
+            if kind == "exclusive":
+                _log(Path(directory), f"start {what}")
+            yield
+            if kind == "exclusive":
+                _log(Path(directory), f"end {what}")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _log(directory: Path, text: str) -> None:
+    with (directory / "timing.log").open("a") as log:
+        log.write(f"{time.time():.6f} {os.getpid()} {text}\n")
+
+
+def record_baseline(key: str, milliseconds: float) -> None:
+    """Log the baseline's median from one timed grading on this lane (a no-op outside lanes):
+    the baseline is re-measured, interleaved, with every submission, and the log shows whether
+    the GPU's speed drifted over the batch."""
+    directory = os.environ.get(LANE_ENV)
+    if directory:
+        with (Path(directory) / "baseline.log").open("a") as log:
+            log.write(f"{time.time():.6f} {os.getpid()} {milliseconds:.6f} {key}\n")

@@ -1,0 +1,89 @@
+"""What runs inside the grading child: the exercise's checks in order, each result sent to the
+parent as soon as it is known.
+
+So if the kernel hangs or kills the process, every result before it is already reported, and
+the parent carries on with the rest in a fresh child. The runner knows no check by name: it
+asks the registry for the exercise's checks, skips those that need a device where there is
+none, and stops where a check says nothing after it can run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grader.backends.base import Backend
+from grader.checks.base import Context, Emit, Exit, Halt
+from grader.checks.registry import checks_for, plan
+from grader.course import load_spec
+from grader.events import DeviceEvent
+from grader.job import Job
+from grader.results import CheckResult, DeviceInfo
+from grader.sandbox import HIDE_ENV
+from grader.source import KernelSource
+
+
+def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
+    """The backend asked for, or None with a DeviceInfo whose detail says why there is none."""
+    from grader.backends.cpu import CpuBackend, CpuUnavailableError
+    from grader.backends.gpu import GpuBackend, GpuUnavailableError
+
+    reasons: list[str] = []
+    if choice in ("gpu", "auto"):
+        try:
+            gpu = GpuBackend()
+            return gpu, gpu.device
+        except GpuUnavailableError as exc:
+            reasons.append(str(exc))
+    if choice in ("cpu", "auto"):
+        try:
+            cpu = CpuBackend()
+            return cpu, cpu.device
+        except CpuUnavailableError as exc:
+            reasons.append(f"CPU backend unavailable: {exc}")
+    return None, DeviceInfo(backend="none", name="no device", detail="; ".join(reasons))
+
+
+def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | None = None) -> int:
+    """Run the job's remaining checks, emitting each result; returns the process exit code.
+    `opened`: the backend the child opened while waiting for the job (else it is opened here)."""
+    spec = load_spec(Path(job.spec_path))
+    # Native student code (the CPU backend) never sees the course's solutions.
+    hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
+    os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)
+    backend, device = opened or open_backend(job.backend)
+    source = KernelSource(job.source_text, job.display_name)
+    context = Context(job, spec, source, backend, device, emit)
+    try:
+        return run_checks(context)
+    finally:
+        if backend is not None:
+            backend.close()
+
+
+def run_checks(context: Context) -> int:
+    """Every check of the exercise in order; returns the child's exit code."""
+    context.emit(DeviceEvent(device=context.device))
+    planned = plan(context.spec)
+    for check in checks_for(context.spec):
+        if check.uses_device and context.backend is None:
+            outcome: Halt | Exit | None = Halt(f"not run: {context.device.detail}")
+        else:
+            outcome = check.run(context)
+        if isinstance(outcome, Exit):
+            return outcome.code
+        if isinstance(outcome, Halt):
+            reported = {r.name for r in context.reported}
+            for rest in planned:
+                if not context.done(rest.name) and rest.name not in reported:
+                    context.report(
+                        CheckResult(
+                            rest.name,
+                            rest.kind,
+                            outcome.status,
+                            0.0,
+                            rest.max_score,
+                            outcome.reason,
+                        )
+                    )
+            return outcome.exit_code
+    return 0
