@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from grader import __version__
 from grader.errors import GraderError
-from grader.results import Report
+from grader.results import Report, ReportDocument
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -41,6 +43,24 @@ def source_hash(*texts: bytes) -> str:
         digest.update(len(text).to_bytes(8, "little"))
         digest.update(text)
     return digest.hexdigest()
+
+
+class BatchRecord(BaseModel):
+    """One row of results.sqlite: one grading of one submission to one exercise."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_id: str = Field(description="The batch run that graded it.")
+    student: str = Field(description="Who submitted (the submission's folder or file name).")
+    exercise: str = Field(description="The exercise's id.")
+    source_sha256: str = Field(description="Hash of the submitted files and the exercise's spec.")
+    score: float
+    max_score: float
+    passed: bool
+    report: ReportDocument = Field(description="The full report (report_json in the table).")
+    device: str
+    grader_version: str
+    graded_at: str = Field(description="Local time, ISO 8601 with its UTC offset.")
 
 
 @dataclass(frozen=True)
@@ -85,6 +105,19 @@ class ResultStore:
     def _insert(
         self, run_id: str, student: str, exercise: str, digest: str, report: Report
     ) -> None:
+        row = BatchRecord(
+            run_id=run_id,
+            student=student,
+            exercise=exercise,
+            source_sha256=digest,
+            score=report.score,
+            max_score=report.max_score,
+            passed=report.passed,
+            report=ReportDocument.model_validate(report.to_json()),
+            device=str(report.device),
+            grader_version=__version__,
+            graded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )
         with self._db:  # one transaction: the row is there whole, or not at all
             self._db.execute("BEGIN")
             self._db.execute(
@@ -92,17 +125,17 @@ class ResultStore:
                 " passed, report_json, device, grader_version, graded_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    run_id,
-                    student,
-                    exercise,
-                    digest,
-                    report.score,
-                    report.max_score,
-                    int(report.passed),
+                    row.run_id,
+                    row.student,
+                    row.exercise,
+                    row.source_sha256,
+                    row.score,
+                    row.max_score,
+                    int(row.passed),
                     json.dumps(report.to_json()),
-                    str(report.device),
-                    __version__,
-                    time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    row.device,
+                    row.grader_version,
+                    row.graded_at,
                 ),
             )
 
