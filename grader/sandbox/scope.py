@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.sandbox import identity
+from grader.sandbox.choice import others_can
 
 PREFIX = "grader-run-"
 _OWNER = re.compile(rf"^{PREFIX}(\d+)-")
@@ -53,18 +54,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _searchable_by_others(path: Path) -> bool:
-    try:
-        return all(p.stat().st_mode & 0o001 for p in (path.resolve(), *path.resolve().parents))
-    except OSError:
-        return False
-
-
 def base() -> Path:
     """Where scopes are made: the temporary directory, unless the sandbox's user could not
     reach it (a TMPDIR inside root's home, say), then /tmp."""
     chosen = Path(tempfile.gettempdir())
-    if identity.is_root() and not _searchable_by_others(chosen):
+    if identity.is_root() and not others_can(chosen, 0o001):
         return Path("/tmp")
     return chosen
 
