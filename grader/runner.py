@@ -14,12 +14,12 @@ from pathlib import Path
 from grader.backends.base import Backend
 from grader.checks.base import Context, Emit, Exit, Halt
 from grader.checks.registry import checks_for, plan
-from grader.course import load_spec
 from grader.events import DeviceEvent
 from grader.job import Job
 from grader.results import CheckResult, DeviceInfo
 from grader.sandbox import HIDE_ENV
 from grader.source import KernelSource
+from grader.spec import load_spec
 
 
 def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import load_course, load_spec
+from grader.course import load_course
 from grader.errors import GraderError
+from grader.spec import load_spec
 from tests.conftest import ROOT
 
 

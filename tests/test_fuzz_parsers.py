@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from grader.checks.answers import TileSweepAnswers, load_answers
 from grader.checks.profile_answers import ProfilingAnswers
-from grader.course import load_course, load_spec
+from grader.course import load_course
 from grader.errors import GraderError
+from grader.spec import load_spec
 from tests.conftest import ROOT
 
 SETTINGS = settings(

@@ -13,8 +13,9 @@ import pytest
 
 from grader.batch.submitters import read_export
 from grader.checks.answers import TileSweepAnswers, load_answers
-from grader.course import load_course, load_spec
+from grader.course import load_course
 from grader.errors import GraderError
+from grader.spec import load_spec
 from grader.yaml_source import read_yaml
 from tests.conftest import ROOT, run_grader
 

@@ -11,10 +11,10 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grader.course import AnswersSpec
 from grader.errors import GraderError
 from grader.results import CheckResult
 from grader.schema_errors import parse_document
+from grader.spec import AnswersSpec
 from grader.yaml_source import read_yaml
 
 Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]

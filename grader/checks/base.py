@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from grader.backends.base import Backend
-from grader.course import ExerciseSpec
 from grader.events import Event, ResultEvent, StartEvent
 from grader.job import Job
 from grader.program_cache import cache_dir
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.source import KernelSource
+from grader.spec import ExerciseSpec
 
 Emit = Callable[[Event], None]
 """Sends one event to the parent (a result, a stage, a new time limit)."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from grader.course import LaunchSpec, Shape
 from grader.lexing import Token, tokens
 from grader.results import CheckResult
 from grader.source import KernelSource
+from grader.spec import LaunchSpec, Shape
 from grader.text_bounds import bounded_name, printable
 
 _CLEAN_SYMPTOMS = frozenset({"everywhere", "scattered", "zeros", "boundary"})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from grader.course import LaunchSpec, Shape
+from grader.spec import LaunchSpec, Shape
 
 MAX_EXAMPLES = 5
 

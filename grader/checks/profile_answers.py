@@ -15,9 +15,9 @@ from grader.checks.answers import (
     explanation_result,
     unanswered_explanation,
 )
-from grader.course import AnswersSpec
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckResult
+from grader.spec import AnswersSpec
 
 Level = Literal["dram", "l2", "l1"]
 DramReason = Literal[

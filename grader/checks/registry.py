@@ -11,7 +11,7 @@ from grader.checks.kinds.correctness import CorrectnessCheck
 from grader.checks.kinds.performance import PerformanceCheck
 from grader.checks.kinds.profile import ProfileCheck
 from grader.checks.kinds.sweep import SweepCheck
-from grader.course import ExerciseSpec
+from grader.spec import ExerciseSpec
 
 CHECKS: dict[str, Check] = {
     check.key: check

@@ -16,8 +16,8 @@ import pytest
 from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
 from grader.checks.correctness import make_launch
 from grader.compiler import CompiledKernel, compile_kernel
-from grader.course import LaunchSpec, Shape
 from grader.source import KernelSource
+from grader.spec import LaunchSpec, Shape
 from tests.conftest import ROOT
 
 try:

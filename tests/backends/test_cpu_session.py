@@ -10,8 +10,8 @@ from grader.backends.base import KernelRuntimeError
 from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
 from grader.checks.correctness import make_launch
 from grader.compiler import CompiledKernel, compile_kernel
-from grader.course import LaunchSpec, Shape
 from grader.source import KernelSource
+from grader.spec import LaunchSpec, Shape
 
 try:
     check_toolchain()

@@ -10,9 +10,9 @@ import pytest
 
 from grader.checks.answers import SweepEvidence, TileSweepAnswers, grade_tile_sweep, load_answers
 from grader.checks.sweep import probe
-from grader.course import load_spec
 from grader.results import CheckResult
 from grader.source import read_source
+from grader.spec import load_spec
 from tests.conftest import ROOT
 
 SPEC = load_spec(ROOT / "exercises/ex2-tile-sweep/spec.yaml")

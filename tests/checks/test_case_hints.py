@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
-from grader.course import CaseSpec, Shape, load_spec
 from grader.results import CheckResult
 from grader.source import KernelSource, read_source
+from grader.spec import CaseSpec, Shape, load_spec
 from tests.checks.test_correctness import F32, SPEC, _check, _matrices, correct
 from tests.conftest import ROOT
 

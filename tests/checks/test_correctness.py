@@ -13,8 +13,8 @@ import pytest
 from grader.backends.base import GemmLaunch, GemmOutput
 from grader.checks.case_hints import cross_case_hints
 from grader.checks.correctness import CorrectnessCase, run_case
-from grader.course import CaseSpec, ExerciseSpec, Shape, load_spec
 from grader.results import CheckResult, DeviceInfo
+from grader.spec import CaseSpec, ExerciseSpec, Shape, load_spec
 from tests.conftest import ROOT
 
 F32 = npt.NDArray[np.float32]

@@ -7,9 +7,9 @@ import pytest
 
 from grader.checks.answers import load_answers
 from grader.checks.profile_answers import ProfileEvidence, ProfilingAnswers, grade_profiling
-from grader.course import load_spec
 from grader.profiling.metrics import parse_ncu_csv
 from grader.results import CheckResult
+from grader.spec import load_spec
 from tests.conftest import ROOT
 
 SPEC = load_spec(ROOT / "exercises/ex3-profiling/spec.yaml")

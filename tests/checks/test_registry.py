@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from grader.checks.registry import CHECKS, checks_for, plan
-from grader.course import CheckName, load_course, load_spec
+from grader.course import load_course
 from grader.errors import GraderError
+from grader.spec import CheckName, load_spec
 from tests.conftest import ROOT
 
 EX2 = ROOT / "exercises/ex2-tile-sweep/spec.yaml"

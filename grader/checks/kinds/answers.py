@@ -26,8 +26,8 @@ from grader.checks.profile_answers import (
     profile_question_share,
 )
 from grader.compiler import CompileFailure
-from grader.course import ExerciseSpec
 from grader.results import CheckResult
+from grader.spec import ExerciseSpec
 
 
 class AnswersCheck(Check):

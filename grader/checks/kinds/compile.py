@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from grader.checks.base import Check, Context, Halt, Outcome, PlannedCheck
 from grader.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
-from grader.course import ExerciseSpec
 from grader.results import CheckResult
+from grader.spec import ExerciseSpec
 
 COMPILE_CHECK = "compile"
 COMPILE_BUDGET_S = 120.0

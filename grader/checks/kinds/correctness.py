@@ -14,11 +14,11 @@ from grader.checks.correctness import CorrectnessCase, run_case
 from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.kinds.compile import COMPILED
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
-from grader.course import ExerciseSpec, LaunchSpec
 from grader.events import StageEvent
 from grader.lane_lock import holding
 from grader.results import CheckResult, Stage
 from grader.source import KernelSource
+from grader.spec import ExerciseSpec, LaunchSpec
 
 BUILD_BUDGET_S = 600.0
 """Added while a backend prepares a kernel (the CPU backend's two g++ builds run in it, each

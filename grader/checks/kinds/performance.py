@@ -10,9 +10,9 @@ from grader.backends.base import KernelRuntimeError
 from grader.checks.base import Check, Context, Exit, Outcome, PlannedCheck
 from grader.checks.kinds.compile import COMPILED
 from grader.compiler import CompiledKernel
-from grader.course import ExerciseSpec
 from grader.lane_lock import holding, record_baseline
 from grader.results import CheckResult
+from grader.spec import ExerciseSpec
 
 PERFORMANCE_CHECK = "performance"
 
@@ -52,7 +52,7 @@ class PerformanceCheck(Check):
                 "exclusive", f"performance {context.job.display_name}", context.emit, extra
             ):
                 result = run_performance(
-                    backend,  # type: ignore[arg-type]  # a GPU: it times kernels
+                    backend,
                     spec,
                     context.course_root,
                     compiled,

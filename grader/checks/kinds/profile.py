@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
-from grader.course import ExerciseSpec
 from grader.lane_lock import holding
 from grader.profiling.metrics import PROFILE_CHECK
 from grader.results import CheckResult
+from grader.spec import ExerciseSpec
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 from grader.backends.base import KernelRuntimeError
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
-from grader.course import ExerciseSpec
 from grader.lane_lock import holding
 from grader.results import CheckResult
+from grader.spec import ExerciseSpec
 
 SWEEP_CHECK = "sweep timing"
 
