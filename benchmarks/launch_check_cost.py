@@ -1,5 +1,5 @@
 """What the check of one timed launch costs on this GPU, step by step (renewing the inputs, the
-reference, the comparison), at the performance check's shape: the price of checking every timed
+flush, the comparison), at the performance check's shape: the price of checking every timed
 launch, paid outside the timed region but inside the user's wait.
 
     python benchmarks/launch_check_cost.py [N]     # on a GPU machine; N defaults to 2048
@@ -13,47 +13,41 @@ from collections.abc import Callable
 
 
 def main() -> int:
-    import cupy as cp
-    import numpy as np
-
+    from grader.backends.gpu import GpuBackend
     from grader.checks.launch_check import LaunchCheck
+    from grader.spec import Shape
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2048
-    rng = cp.random.RandomState(1)
-
-    def draw(dims: tuple[int, ...]) -> object:
-        return rng.uniform(-1.0, 1.0, dims, dtype=cp.float32)
-
-    a, b = draw((n, n)), draw((n, n))
-    check = LaunchCheck(a, b, draw, 2.0)
-    output = (a @ b).astype(cp.float32)
+    backend = GpuBackend()
+    gemm = backend.timed_gemm(Shape(n, n, n), 1)
+    gemm.add_library_gemm("sgemm")  # an output to check: cuBLAS's
+    check = LaunchCheck(gemm, 2.0)
 
     def timed(label: str, step: Callable[[], object], repeats: int = 20) -> None:
         step()
-        cp.cuda.runtime.deviceSynchronize()
+        gemm.synchronize()
         start = time.perf_counter()
         for _ in range(repeats):
             step()
-        cp.cuda.runtime.deviceSynchronize()
+        gemm.synchronize()
         print(f"{label:<40} {1e3 * (time.perf_counter() - start) / repeats:8.3f} ms")
 
-    cp.cuda.runtime.deviceSynchronize()
+    gemm.synchronize()
     for label, step in (
-        ("first renew in this process", check.renew),
-        ("first verdict in this process", lambda: check.verdict(output)),
+        ("first renew in this process", gemm.renew_inputs),
+        ("first verdict in this process", lambda: check.verdict("sgemm")),
     ):
         start = time.perf_counter()
         step()
-        cp.cuda.runtime.deviceSynchronize()
+        gemm.synchronize()
         print(f"{label:<40} {1e3 * (time.perf_counter() - start):8.3f} ms")
-    a64, b64 = a.astype(cp.float64), b.astype(cp.float64)
-    timed("renew (two draws, copied in place)", check.renew)
-    timed("float64 A B (DGEMM)", lambda: a64 @ b64)
-    timed("float32 A B (SGEMM)", lambda: a @ b)
-    timed("astype float64 (A and B)", lambda: (a.astype(cp.float64), b.astype(cp.float64)))
-    timed("verdict (whole)", lambda: check.verdict(output))
-    print(f"n = {n}; device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
-    print("verdict ok:", check.verdict((check.a @ check.b).astype(cp.float32)).ok, np.__version__)
+    timed("renew (two draws, copied in place)", gemm.renew_inputs)
+    timed("L2 flush", gemm.flush_l2)
+    timed("float32 A B (SGEMM), timed launch", lambda: gemm.time_launch("sgemm"))
+    timed("verdict (whole)", lambda: check.verdict("sgemm"))
+    print(f"n = {n}; device {backend.device}")
+    gemm.time_launch("sgemm")
+    print("verdict ok:", check.verdict("sgemm").ok)
     return 0
 
 

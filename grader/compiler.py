@@ -1,4 +1,5 @@
-"""Compiling a kernel with NVRTC (through CuPy) into a cubin, cached by a hash of what went in.
+"""Compiling a kernel with NVRTC (grader.backends.nvrtc) into a cubin, cached by a hash of what
+went in.
 
 NVRTC runs without a GPU, so this works on any machine with the NVRTC library. It is only ever
 given device code, and never an include path: the student's code does not run on the host.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import __version__, program_cache
+from grader.backends import nvrtc
 from grader.program_cache import cache_dir
 from grader.source import KernelSource, find_global_functions, find_refusals
 
@@ -63,9 +65,7 @@ def nvrtc_options(arch: str, defines: Mapping[str, int]) -> list[str]:
 
 
 def _nvrtc_version() -> str:
-    from cupy.cuda import nvrtc
-
-    major, minor = nvrtc.getVersion()
+    major, minor = nvrtc.version()
     return f"{major}.{minor}"
 
 
@@ -160,22 +160,12 @@ def compile_kernel(
         if cubin_path.is_file():
             return _compiled(cubin_path, meta, name)
 
-    from cupy.cuda import nvrtc
-
-    program = nvrtc.createProgram(source.text, source.display_name, [], [])
-    try:
-        nvrtc.addNameExpression(program, name)
-        try:
-            nvrtc.compileProgram(program, options)
-        except nvrtc.NVRTCError:
-            failure = CompileFailure(_format_diagnostics(nvrtc.getProgramLog(program), source))
-            _write_atomic(meta_path, json.dumps({"ok": False, "message": failure.message}).encode())
-            return failure
-        log = nvrtc.getProgramLog(program)
-        symbol = nvrtc.getLoweredName(program, name)
-        cubin = nvrtc.getCUBIN(program)
-    finally:
-        nvrtc.destroyProgram(program)
+    built = nvrtc.compile_cubin(source.text, source.display_name, name, options)
+    if isinstance(built, nvrtc.NvrtcErrors):
+        failure = CompileFailure(_format_diagnostics(built.log, source))
+        _write_atomic(meta_path, json.dumps({"ok": False, "message": failure.message}).encode())
+        return failure
+    log, symbol, cubin = built.log, built.symbol, built.binary
     meta = {"ok": True, "symbol": symbol, "log": log}
     _write_atomic(cubin_path, cubin)
     _write_atomic(meta_path, json.dumps(meta).encode())

@@ -117,7 +117,9 @@ def test_the_device_comparison_agrees_with_the_host_one() -> None:
     import cupy as cp
     import numpy as np
 
-    from grader.checks.launch_check import LaunchCheck
+    from grader.backends.gpu.comparison import DeviceComparison
+    from grader.backends.host_comparison import compare_on_host
+    from grader.backends.timed_gemm import ErrorBound
 
     rng = np.random.default_rng(3)
     host_a = rng.uniform(-1, 1, (300, 700)).astype(np.float32)
@@ -127,17 +129,25 @@ def test_the_device_comparison_agrees_with_the_host_one() -> None:
     off[7, 9] += 0.5
     off[100, 3] = np.nan
     arch = f"sm_{cp.cuda.Device().compute_capability}"
-    device = LaunchCheck(cp.asarray(host_a), cp.asarray(host_b), lambda s: None, 2.0, arch)
-    host = LaunchCheck(host_a, host_b, lambda s: None, 2.0)
+    device = DeviceComparison(cp, (300, 700, 500), arch)
+    bound = ErrorBound(2.0 * 700 * 2.0**-24, 700 * 2.0**-100)  # as the launch check's
+    drawn = (host_a.copy(), host_b.copy())
+    device_drawn = (cp.asarray(host_a), cp.asarray(host_b))
+    given, device_given = (host_a, host_b), (cp.asarray(host_a), cp.asarray(host_b))
     for output in (right, off):
-        on_gpu, on_cpu = device.verdict(cp.asarray(output)), host.verdict(output)
+        on_gpu = device.compare(device_given, device_drawn, cp.asarray(output), bound)
+        on_cpu = compare_on_host(given, drawn, output, bound)
         assert on_gpu.wrong == on_cpu.wrong
-        assert on_gpu.relative_error == pytest.approx(on_cpu.relative_error, rel=1e-6)
-    assert device.verdict(cp.asarray(off)).wrong == 2
-    device.a[0, 0] += 1.0  # as a kernel that writes into its inputs
-    host.a[0, 0] += 1.0
-    assert device.verdict(cp.asarray(right)).inputs_changed == 1
-    assert host.verdict(right).inputs_changed == 1
+        if np.isfinite(on_cpu.squared_error):
+            assert on_gpu.squared_error == pytest.approx(on_cpu.squared_error, rel=1e-6)
+        else:
+            assert not np.isfinite(on_gpu.squared_error)  # NaN in C: no relative error
+        assert on_gpu.squared_reference == pytest.approx(on_cpu.squared_reference, rel=1e-6)
+    assert device.compare(device_given, device_drawn, cp.asarray(off), bound).wrong == 2
+    device_given[0][0, 0] += 1.0  # as a kernel that writes into its inputs
+    host_a[0, 0] += 1.0
+    assert device.compare(device_given, device_drawn, cp.asarray(right), bound).inputs_changed == 1
+    assert compare_on_host(given, drawn, right, bound).inputs_changed == 1
 
 
 def test_a_correct_but_slow_kernel_fails_with_its_figures() -> None:

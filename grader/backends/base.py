@@ -1,5 +1,6 @@
 """The one interface every backend offers: load a compiled kernel, run it on guarded buffers,
-compute the float64 reference. Nothing exercise-specific lives in a backend."""
+compute the float64 reference, and (where kernels are timed) the primitives of a timed GEMM.
+Nothing exercise-specific lives in a backend."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from grader.backends.geometry import Geometry
+from grader.backends.timed_gemm import TimedGemm
 from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
 from grader.source import KernelSource
+from grader.spec import Shape
 
 FloatArray = npt.NDArray[np.float32]
 DoubleArray = npt.NDArray[np.float64]
@@ -41,12 +45,6 @@ class Preparation:
     cached: bool
     """Nothing was compiled: the build came from the cache."""
     detail: str
-
-
-@dataclass(frozen=True)
-class Geometry:
-    grid: tuple[int, int]
-    block: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -112,6 +110,18 @@ class Backend(Protocol):
 
     def reference(self, a: FloatArray, b: FloatArray) -> tuple[DoubleArray, DoubleArray]:
         """A @ B and |A| @ |B| in float64."""
+        ...
+
+    def timed_gemm(self, shape: Shape, seed: int) -> TimedGemm:
+        """Device-resident inputs of this shape (drawn from `seed`'s own stream) for kernels to
+        be timed on; only where `times_kernels`."""
+        ...
+
+    def trial_launch(
+        self, compiled: CompiledKernel, block: tuple[int, int], tile: tuple[int, int], size: int
+    ) -> str:
+        """Launch once on zero size x size inputs: the error's first line, or '' if it ran (a
+        launch expected to fail, e.g. too many threads per block); only where `times_kernels`."""
         ...
 
     def take_warnings(self) -> list[str]:

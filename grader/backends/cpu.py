@@ -26,10 +26,12 @@ from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKerne
 from grader.backends.cpu_failures import explain_failure, killed_by
 from grader.backends.cpu_session import ProgramEndedError, Session
 from grader.backends.cpu_unsupported import unsupported_constructs
+from grader.backends.timed_gemm import TimedGemm
 from grader.compiler import CompiledKernel
 from grader.errors import GraderError
 from grader.results import DeviceInfo
 from grader.source import KernelSource
+from grader.spec import Shape
 
 # Shapes up to this many multiply-adds run in the checked build (about 12x slower).
 CHECKED_LIMIT = 1 << 21
@@ -148,6 +150,14 @@ class CpuBackend:
 
     def l2_bytes(self) -> int | None:
         return None
+
+    def timed_gemm(self, shape: Shape, seed: int) -> TimedGemm:
+        raise NotImplementedError("the CPU backend does not time kernels (times_kernels)")
+
+    def trial_launch(
+        self, compiled: CompiledKernel, block: tuple[int, int], tile: tuple[int, int], size: int
+    ) -> str:
+        raise NotImplementedError("the CPU backend does not time kernels (times_kernels)")
 
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
+from grader.backends import nvrtc
 from grader.lexing import Token, tokens
 from grader.source import KernelSource
 
@@ -155,18 +156,7 @@ def _directive_problem(directive: list[Token], name: str) -> str:
 
 def _ptx(text: str, name: str, options: list[str]) -> str | None:
     """NVRTC's PTX for `text`, None when it does not compile."""
-    from cupy.cuda import nvrtc
-
-    program = nvrtc.createProgram(text, name, [], [])
-    try:
-        try:
-            nvrtc.compileProgram(program, options)
-        except nvrtc.NVRTCError:
-            return None
-        ptx: bytes = nvrtc.getPTX(program)
-        return ptx.decode("utf-8", "replace")
-    finally:
-        nvrtc.destroyProgram(program)
+    return nvrtc.compile_ptx(text, name, options)
 
 
 def _where_they_differ(source: KernelSource, defines: Mapping[str, int], text: str) -> str:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from grader.backends.base import Backend, GemmLaunch, GemmOutput, Geometry, KernelRuntimeError
+from grader.backends.base import Backend, GemmLaunch, GemmOutput, KernelRuntimeError
+from grader.backends.geometry import launch_geometry
 from grader.checks.diagnosis import (
     C_POISON_BITS,
     Analysis,
@@ -17,8 +18,8 @@ from grader.checks.diagnosis import (
     nan_pattern,
 )
 from grader.checks.tolerance import error_bound, within_bound
-from grader.course import CaseSpec, ExerciseSpec, LaunchSpec, Shape
 from grader.results import CheckResult
+from grader.spec import CaseSpec, ExerciseSpec, LaunchSpec, Shape
 
 # C is filled with a *signalling* NaN with a payload before every launch. Copies keep its bits;
 # any arithmetic on it yields a different pattern (the GPU returns its canonical NaN, x86 sets the
@@ -32,12 +33,6 @@ SENTINEL_BITS = np.uint32(0x7FC0C0DE)
 def guard_length(shape: Shape) -> int:
     """Elements of guard on each side of a matrix: more than a few tiles' rows past any edge."""
     return 64 * max(shape) + 1024
-
-
-def geometry(launch: LaunchSpec, shape: Shape) -> Geometry:
-    columns, rows = launch.tile
-    grid = (-(-shape.n // columns), -(-shape.m // rows))
-    return Geometry(grid=grid, block=launch.block)
 
 
 def _bits(value: np.uint32, count: int) -> npt.NDArray[np.float32]:
@@ -66,7 +61,7 @@ def make_launch(
         m=shape.m,
         k=shape.k,
         n=shape.n,
-        geometry=geometry(launch, shape),
+        geometry=launch_geometry(launch.block, launch.tile, shape.m, shape.n),
     )
 
 

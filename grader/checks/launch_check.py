@@ -25,26 +25,20 @@ Why two tests:
    simulation): a limit of 4 is 13 times above float32's worst and 25 times below TF32. The
    output has millions of elements, so this average does not fluctuate.
 
-On the GPU the comparison is two small kernels of the grader's own (`launch_compare.cu`,
-compiled and cached like a student's) around two DGEMMs: CuPy's generic element-wise operations
-cost about half a second of first-use set-up in every grading process (measured on the H200),
-as much as the rest of the timing stage.
+The comparison itself runs where the inputs live, behind the backend's TimedGemm (on the GPU,
+two small kernels of the grader's own around two DGEMMs: backends/gpu/comparison.py); the timing
+loop (grader.timing) draws the inputs afresh and poisons the output around every launch.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
-import numpy as np
-
-from grader.checks.tolerance import ABSOLUTE_FLOOR, UNIT_ROUNDOFF, within_bound
+from grader.backends.timed_gemm import ErrorBound, TimedGemm
+from grader.checks.tolerance import ABSOLUTE_FLOOR, UNIT_ROUNDOFF
 
 PRECISION_FACTOR = 4.0
-_DEVICE_SOURCE = Path(__file__).with_name("launch_compare.cu")
 
 
 @dataclass(frozen=True)
@@ -69,122 +63,31 @@ class LaunchVerdict:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class LaunchCheck:
-    """The timed launches' inputs (the device arrays every timed kernel is bound to) and the
-    check of each launch's output."""
+    """The check of each timed launch's output, on the timed GEMM's inputs."""
 
-    a: Any
-    """float32 M x K."""
-    b: Any
-    """float32 K x N."""
-    draw: Callable[[tuple[int, ...]], Any]
-    """Fresh values uniform in [-1, 1], float32, of the given shape (from the run's seed)."""
+    gemm: TimedGemm
     factor: float
     """The elementwise bound's factor (the spec's tolerance)."""
 
-    arch: str | None = None
-    """Where the arrays are CuPy's: the GPU architecture to build the comparison kernels for."""
-    _pristine: tuple[Any, Any] = field(init=False, repr=False)
-    _device: _DeviceComparison | None = field(default=None, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._pristine = (self.a.copy(), self.b.copy())
-
-    def renew(self) -> None:
-        """New inputs, in place: before every timed launch, outside the timed region."""
-        self._pristine = (self.draw(self.a.shape), self.draw(self.b.shape))
-        self.a[...] = self._pristine[0]
-        self.b[...] = self._pristine[1]
-
-    def verdict(self, output: Any) -> LaunchVerdict:
-        k = self.a.shape[1]
-        given, pristine = (self.a, self.b), self._pristine
-        if isinstance(output, np.ndarray):
-            sums = _host_comparison(given, pristine, output, self.factor)
-        else:
-            if self._device is None:
-                assert self.arch is not None, "a LaunchCheck on the GPU needs its arch"
-                self._device = _DeviceComparison(self.a.shape, self.b.shape, self.arch)
-            # the kernel computes tolerance.error_bound as scale * |A| |B| + floor
-            scale, floor = self.factor * k * UNIT_ROUNDOFF, k * ABSOLUTE_FLOOR
-            sums = self._device.compare(given, pristine, output, scale, floor)
-        bad, changed, d2, r2 = sums
+    def verdict(self, label: str) -> LaunchVerdict:
+        k = self.gemm.dims[1]
+        # tolerance.error_bound: factor K u |A| |B| + K floor
+        bound = ErrorBound(self.factor * k * UNIT_ROUNDOFF, k * ABSOLUTE_FLOOR)
+        found = self.gemm.compare(label, bound)
+        d2, r2 = found.squared_error, found.squared_reference
         relative = math.sqrt(d2 / r2) if math.isfinite(d2) and r2 > 0 else math.inf
         limit = PRECISION_FACTOR * math.sqrt(k) * UNIT_ROUNDOFF
-        return LaunchVerdict(bad, relative, limit, changed)
+        return LaunchVerdict(found.wrong, relative, limit, found.inputs_changed)
 
-
-def _host_comparison(
-    given: tuple[Any, Any], pristine: tuple[Any, Any], output: Any, factor: float
-) -> tuple[int, int, float, float]:
-    """Elements outside the bound, input elements overwritten, sum of squared errors, sum of
-    squared reference (NumPy)."""
-    changed = sum(int(np.count_nonzero(g != p)) for g, p in zip(given, pristine, strict=True))
-    a, b = (x.astype(np.float64) for x in pristine)
-    reference = a @ b
-    good = within_bound(output, reference, np.abs(a) @ np.abs(b), a.shape[1], factor)
-    difference = output.astype(np.float64) - reference
-    with np.errstate(invalid="ignore", over="ignore"):
-        d2, r2 = float(np.sum(difference * difference)), float(np.sum(reference * reference))
-    return int(good.size - np.count_nonzero(good)), changed, d2, r2
-
-
-class _DeviceComparison:
-    """The same comparison on the GPU: the check's copies of the inputs widened to float64 (and
-    their magnitudes) by one kernel, which also counts where the kernel's buffers differ from
-    them; A B and |A| |B| by DGEMM; then one pass over the output."""
-
-    def __init__(self, a_shape: tuple[int, int], b_shape: tuple[int, int], arch: str) -> None:
-        import cupy as cp
-
-        from grader.compiler import CompileFailure, compile_kernel
-        from grader.source import KernelSource
-
-        source = KernelSource(_DEVICE_SOURCE.read_text(), _DEVICE_SOURCE.name)
-        compiled = compile_kernel(source, "compare_output", {}, arch)
-        if isinstance(compiled, CompileFailure):
-            raise RuntimeError(f"the grader's comparison kernel: {compiled.message}")
-        module = cp.RawModule(path=str(compiled.cubin_path))
-        self._widen = module.get_function("widen")
-        self._compare = module.get_function("compare_output")
-        m, k = a_shape
-        n = b_shape[1]
-        self._wide = [
-            cp.empty(shape, dtype=cp.float64) for shape in ((m, k), (m, k), (k, n), (k, n))
-        ]
-        self._reference = cp.empty((m, n), dtype=cp.float64)
-        self._magnitude = cp.empty((m, n), dtype=cp.float64)
-        self._counts = cp.zeros(2, dtype=cp.uint64)
-        self._sums = cp.zeros(2, dtype=cp.float64)
-        self._cp = cp
-
-    def compare(
-        self,
-        given: tuple[Any, Any],
-        pristine: tuple[Any, Any],
-        output: Any,
-        scale: float,
-        floor: float,
-    ) -> tuple[int, int, float, float]:
-        cp = self._cp
-        a, abs_a, b, abs_b = self._wide
-        self._counts.fill(0)
-        self._sums.fill(0)
-        changed = self._counts[1:]
-        for kernels, copy, wide, magnitude in zip(
-            given, pristine, (a, b), (abs_a, abs_b), strict=True
-        ):
-            widening = (copy, kernels, wide, magnitude, np.int64(copy.size), changed)
-            self._widen((264,), (256,), widening)
-        cp.matmul(a, b, out=self._reference)
-        cp.matmul(abs_a, abs_b, out=self._magnitude)
-        comparing = (output, self._reference, self._magnitude, np.int64(output.size))
-        bounds = (np.float64(scale), np.float64(floor), self._counts, self._sums)
-        self._compare((264,), (256,), (*comparing, *bounds))
-        bad, inputs_changed = (int(x) for x in self._counts.get())
-        d2, r2 = (float(x) for x in self._sums.get())
-        return bad, inputs_changed, d2, r2
+    def problem(self, label: str) -> str | None:
+        """What is wrong with `label`'s output, in words; None when it is right."""
+        verdict = self.verdict(label)
+        if verdict.ok:
+            return None
+        m, _, n = self.gemm.dims
+        return describe(verdict, m * n)
 
 
 def describe(verdict: LaunchVerdict, elements: int) -> str:

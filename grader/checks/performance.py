@@ -8,30 +8,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-
-from grader.backends.gpu import GpuBackend
-from grader.checks.correctness import geometry
+from grader.backends.base import Backend
+from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
-from grader.checks.timing import (
-    FLUSH_FACTOR,
-    SmClock,
-    TimedKernel,
-    Timing,
-    TimingSession,
-    interleaved,
-    merge_json,
-)
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
-from grader.course import ExerciseSpec, LaunchSpec, PerformanceSpec, Shape, ThresholdSpec
 from grader.results import CheckResult, CheckStatus
 from grader.source import read_source
+from grader.spec import ExerciseSpec, PerformanceSpec, ThresholdSpec
+from grader.timing.benchmark_json import write_benchmark_json
+from grader.timing.rounds import Timing, TimingPlan, interleaved
 
 CHECK = "performance"
 TIMING_SLACK_S = 10.0
-"""Beyond the time cap: loading pytest-benchmark, warm-up rounds, the last block."""
+"""Beyond the time cap: warm-up launches, the last batch of blocks."""
+LABELS = ("baseline", "student", "cublas")
+"""The kernels of each block, in order: cuBLAS is timed alongside, as context for the figures."""
 
 
 @dataclass(frozen=True)
@@ -66,62 +58,8 @@ def _gflops(m: int, k: int, n: int, seconds: float) -> float:
     return 2.0 * m * k * n / seconds / 1e9
 
 
-def _launcher(function: Any, launch: LaunchSpec, shape: Any, a: Any, b: Any, c: Any) -> Any:
-    geo = geometry(launch, shape)
-    grid, block = (*geo.grid, 1), (*geo.block, 1)
-    args = (a, b, c, np.int32(shape.m), np.int32(shape.k), np.int32(shape.n))
-    return lambda: function(grid, block, args)
-
-
-@dataclass
-class TimedInputs:
-    """Device-resident inputs for timing (drawn afresh before every launch, from their own random
-    stream, not the correctness check's), the check of every timed output, an L2 flush buffer."""
-
-    shape: Shape
-    check: LaunchCheck
-    flush: Any
-
-    def kernel(self, label: str, function: Any, launch: LaunchSpec) -> TimedKernel:
-        import cupy as cp
-
-        output = cp.empty((self.shape.m, self.shape.n), dtype=cp.float32)
-        a, b = self.check.a, self.check.b
-        return TimedKernel(label, _launcher(function, launch, self.shape, a, b, output), output)
-
-
-def timed_inputs(backend: GpuBackend, shape: Shape, seed: int, factor: float) -> TimedInputs:
-    import cupy as cp
-
-    rng = cp.random.RandomState(int(np.random.SeedSequence([seed, 0x7E57]).generate_state(1)[0]))
-
-    def draw(dims: tuple[int, ...]) -> Any:
-        return rng.uniform(-1.0, 1.0, dims, dtype=cp.float32)
-
-    a = draw((shape.m, shape.k))
-    b = draw((shape.k, shape.n))
-    flush = cp.empty(FLUSH_FACTOR * backend.l2_bytes(), dtype=cp.uint8)
-    return TimedInputs(shape, LaunchCheck(a, b, draw, factor, backend.arch), flush)
-
-
-def _cublas_seconds(cp: Any, a: Any, b: Any, flush: Any, rounds: int = 10) -> float:
-    """cuBLAS SGEMM (CuPy matmul; TF32 is off unless CUPY_TF32 is set, which the grader unsets),
-    timed with CUDA events after an L2 flush, as context for the student's figure."""
-    out = cp.empty((a.shape[0], b.shape[1]), dtype=cp.float32)
-    cp.matmul(a, b, out=out)
-    times = []
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    for i in range(rounds):
-        flush.fill(i % 251)
-        start.record()
-        cp.matmul(a, b, out=out)
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-    return float(np.median(times))
-
-
-def _unfair(timing: Timing, rounds_per_kernel: int) -> str:
+def _unfair(timing: Timing) -> str:
+    rounds_per_kernel = timing.launches.get("student", 0)
     wrong = [b for b in timing.bad if b.label == "student"]
     first = wrong[0]
     return (
@@ -133,7 +71,7 @@ def _unfair(timing: Timing, rounds_per_kernel: int) -> str:
 
 
 def run_performance(
-    backend: GpuBackend,
+    backend: Backend,
     spec: ExerciseSpec,
     course_root: Path,
     compiled: CompiledKernel,
@@ -146,8 +84,6 @@ def run_performance(
     that hangs only when timed is stopped soon, not after the whole stage's allowance)."""
     perf = spec.performance
     assert perf is not None
-    import cupy as cp
-
     shape = perf.dims
     points = float(perf.points)
     baseline_source = read_source(course_root / perf.baseline.file)
@@ -159,34 +95,36 @@ def run_performance(
             CHECK, "performance", "error", 0.0, points, f"baseline: {baseline.message}"
         )
     began = time.monotonic()
-    inputs = timed_inputs(backend, shape, seed, spec.correctness.tolerance.factor)
-    kernels = {
-        "baseline": inputs.kernel(
-            "baseline", backend.load_function(baseline), perf.baseline.launch
-        ),
-        "student": inputs.kernel("student", backend.load_function(compiled), spec.launch),
-    }
-    a, b, flush = inputs.check.a, inputs.check.b, inputs.flush
-    session = TimingSession(kernels, inputs.check, flush, perf.rounds)
-    before = SmClock()
-    cp.cuda.runtime.deviceSynchronize()
+    gemm = backend.timed_gemm(shape, seed)
+    gemm.add_kernel("baseline", baseline, perf.baseline.launch.block, perf.baseline.launch.tile)
+    gemm.add_kernel("student", compiled, spec.launch.block, spec.launch.tile)
+    gemm.add_library_gemm("cublas")
+    check = LaunchCheck(gemm, spec.correctness.tolerance.factor)
+    plan = TimingPlan(
+        list(LABELS),
+        perf.rounds,
+        perf.min_pairs,
+        perf.rse_target,
+        perf.time_cap_s,
+        ("baseline", "student"),
+        int(POISON_BITS),
+    )
+    before = gemm.clock_reading()
+    gemm.synchronize()
     prepared = time.monotonic()
     on_timing(perf.time_cap_s + TIMING_SLACK_S)
-    timing = interleaved(session, perf.min_pairs, perf.rse_target, perf.time_cap_s, keep)
+    timing = interleaved(gemm, plan, {"baseline": check.problem, "student": check.problem})
     timed = time.monotonic()
-    after = SmClock()
-    cublas = _cublas_seconds(cp, a, b, flush)
+    after = gemm.clock_reading()
+    cublas = timing.medians["cublas"]
     clock_before, clock_after = before.mhz(), after.mhz()
-    merge_json(
-        timing.json_files,
-        keep / "benchmark.json",
-        {
-            "gpu": backend.device.name,
-            "detail": backend.device.detail,
-            "sm_clock_mhz_before": clock_before,
-            "sm_clock_mhz_after": clock_after,
-        },
-    )
+    machine = {
+        "gpu": backend.device.name,
+        "detail": backend.device.detail,
+        "sm_clock_mhz_before": clock_before,
+        "sm_clock_mhz_after": clock_after,
+    }
+    write_benchmark_json(timing, keep / "benchmark.json", machine, gemm.timer_name())
     student_s, base_s = timing.medians["student"], timing.medians["baseline"]
     figures = {
         "speedup": round(timing.speedup, 4),
@@ -218,7 +156,7 @@ def run_performance(
             "failed",
             0.0,
             points,
-            _unfair(timing, session.launches.get("student", 0)),
+            _unfair(timing),
             ("unfair_timing",),
             figures,
         )

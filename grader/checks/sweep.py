@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.backends.base import Backend
 from grader.checks.answers import Limit, SweepEvidence
+from grader.checks.correctness import POISON_BITS
+from grader.checks.launch_check import LaunchCheck
 from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
-from grader.course import ExerciseSpec, LaunchSpec, SweepSpec
 from grader.errors import GraderError
 from grader.results import CheckResult
 from grader.source import KernelSource, read_source
+from grader.spec import AnswersSpec, ExerciseSpec, SweepSpec
+from grader.timing.rounds import TimingPlan, interleaved
 
 CHECK = "sweep timing"
 REFERENCE = "reference/tiled.cu"
@@ -87,49 +91,53 @@ def probe(
     return cause, f"the course's tiled kernel at {sweep.define}={value}: {detail}", compiled
 
 
-def try_launch(backend: Any, compiled: CompiledKernel, value: int) -> str:
-    """Launch the probe build once on a small problem; the CUDA error, or '' if it ran."""
-    import cupy as cp
-    import numpy as np
+def try_launch(backend: Backend, compiled: CompiledKernel, value: int) -> str:
+    """Launch the probe build once on a small problem (one block of value x value threads); the
+    CUDA error, or '' if it ran."""
+    return backend.trial_launch(compiled, (value, value), (value, value), value)
 
-    try:
-        function = backend.load_function(compiled)
-        a = cp.zeros(value * value, dtype=cp.float32)
-        c = cp.zeros(value * value, dtype=cp.float32)
-        n = np.int32(value)
-        function((1, 1, 1), (value, value, 1), (a, a, c, n, n, n))
-        cp.cuda.runtime.deviceSynchronize()
-    except Exception as exc:  # the launch is expected to fail: report how
-        return str(exc).strip().splitlines()[0]
-    return ""
+
+def noise_bound(spec: ExerciseSpec) -> float:
+    """The relative standard error the sweep's timing must reach: a third of the band within
+    which the answers count tile sizes as tied (answers.tie_tolerance, 3% by default: 1%), so
+    that the measured spread cannot move a tile size into or out of that band."""
+    tie = spec.answers.tie_tolerance if spec.answers is not None else None
+    if tie is None or tie <= 0:
+        tie = float(AnswersSpec.model_fields["tie_tolerance"].default)
+    return tie / 3
 
 
 def time_sweep(
-    backend: Any, spec: ExerciseSpec, source: KernelSource, seed: int, keep: Path
+    backend: Backend, spec: ExerciseSpec, source: KernelSource, seed: int, keep: Path
 ) -> tuple[CheckResult, dict[int, float] | None]:
-    """Time every build of the sweep at the sweep's shape; the check and median ms per value."""
-    from grader.checks.performance import timed_inputs
-    from grader.checks.timing import TimingSession, interleaved
-
+    """Time every build of the sweep at the sweep's shape; the check and median ms per value.
+    (`keep` is where a check keeps files for the user: the sweep keeps none.)"""
     sweep: SweepSpec | None = spec.sweep
     assert sweep is not None
     points = float(sweep.points)
     shape = sweep.dims
-    inputs = timed_inputs(backend, shape, seed, spec.correctness.tolerance.factor)
-    kernels = {}
+    builds: dict[str, tuple[CompiledKernel, int]] = {}
     for value in sweep.values:
         defines = {**spec.kernel.defines, sweep.define: value}
         compiled = compile_kernel(source, spec.kernel.name, defines, backend.arch)
         if isinstance(compiled, CompileFailure):
             return CheckResult(CHECK, "performance", "failed", 0.0, points, compiled.message), None
-        label = f"{sweep.define}={value}"
-        launch = LaunchSpec(block=(value, value), tile=(value, value))
-        kernels[label] = inputs.kernel(label, backend.load_function(compiled), launch)
-    session = TimingSession(kernels, inputs.check, inputs.flush, sweep.rounds)
-    labels = list(kernels)
-    timing = interleaved(
-        session, sweep.min_blocks, 0.01, sweep.time_cap_s, keep, (labels[0], labels[-1])
+        builds[f"{sweep.define}={value}"] = (compiled, value)
+    gemm = backend.timed_gemm(shape, seed)
+    for label, (compiled, value) in builds.items():
+        gemm.add_kernel(label, compiled, (value, value), (value, value))
+    check = LaunchCheck(gemm, spec.correctness.tolerance.factor)
+    labels = list(builds)
+    plan = TimingPlan(
+        labels,
+        sweep.rounds,
+        sweep.min_blocks,
+        noise_bound(spec),
+        sweep.time_cap_s,
+        (labels[0], labels[-1]),
+        int(POISON_BITS),
     )
+    timing = interleaved(gemm, plan, dict.fromkeys(labels, check.problem))
     flops = 2.0 * shape.m * shape.k * shape.n
     medians = {v: timing.medians[f"{sweep.define}={v}"] * 1e3 for v in sweep.values}
     figures = {f"ms_{v}": round(ms, 4) for v, ms in medians.items()}

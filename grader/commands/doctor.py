@@ -33,21 +33,22 @@ def _tool_version(command: str, *args: str) -> tuple[bool, str]:
 
 
 def _cupy() -> tuple[bool, str]:
+    from grader.backends.gpu import cupy_version
+
     try:
-        import cupy
+        version = cupy_version()
     except ImportError as exc:
         return False, f"not importable ({exc}); install the project with the cuda13 or cuda12 extra"
-    return True, f"CuPy {cupy.__version__}"
+    return True, f"CuPy {version}"
 
 
 def _nvrtc() -> tuple[bool, str]:
     try:
-        from cupy.cuda import nvrtc
-
+        from grader.backends import nvrtc
         from grader.compiler import DEFAULT_ARCH, CompiledKernel, compile_kernel
         from grader.source import KernelSource
 
-        major, minor = nvrtc.getVersion()
+        major, minor = nvrtc.version()
         result = compile_kernel(KernelSource(_PROBE, "probe.cu"), "probe", {}, DEFAULT_ARCH)
     except Exception as exc:
         return False, f"unusable: {exc}"

@@ -1,6 +1,6 @@
 """The program Nsight Compute profiles: `python -m grader.profiling.target PLAN.json` compiles
-each kernel of the plan (NVRTC, for this GPU), launches each once, in order, on fresh n x n
-inputs, and exits.
+each kernel of the plan (NVRTC, for this GPU), launches each once through the GPU backend, in
+order, on fresh n x n inputs, and exits.
 
 It launches nothing else whose name could match ncu's kernel filter, so ncu's rows are the
 plan's kernels in order. A failure is printed as one `grader-profile:` line and exit code 1."""
@@ -14,33 +14,34 @@ from typing import Any
 
 
 def main() -> int:
-    import cupy as cp
     import numpy as np
 
+    from grader.backends.base import GemmLaunch, KernelRuntimeError
+    from grader.backends.geometry import launch_geometry
+    from grader.backends.gpu import GpuBackend
     from grader.compiler import CompileFailure, compile_kernel
     from grader.source import KernelSource
 
     plan: dict[str, Any] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     n = int(plan["n"])
-    properties = cp.cuda.runtime.getDeviceProperties(0)
-    arch = f"sm_{properties['major']}{properties['minor']}"
+    backend = GpuBackend()
     rng = np.random.default_rng(int(plan["seed"]))
-    a, b = (cp.asarray(rng.uniform(-1.0, 1.0, (n, n)).astype(np.float32)) for _ in range(2))
+    a, b = (rng.uniform(-1.0, 1.0, (n, n)).astype(np.float32).ravel() for _ in range(2))
     for kernel in plan["kernels"]:
         source = KernelSource(kernel["source_text"], kernel["display_name"])
-        compiled = compile_kernel(source, kernel["name"], kernel["defines"], arch)
+        defines = kernel["defines"]
+        compiled = compile_kernel(source, kernel["name"], defines, backend.arch)
         if isinstance(compiled, CompileFailure):
             print(f"grader-profile: {kernel['label']}: {compiled.message.splitlines()[0]}")
             return 1
-        function = cp.RawModule(path=str(compiled.cubin_path)).get_function(compiled.symbol)
-        c = cp.zeros((n, n), dtype=cp.float32)
-        (bx, by), (tx, ty) = kernel["block"], kernel["tile"]
-        grid = (-(-n // tx), -(-n // ty), 1)
+        block, tile = tuple(kernel["block"]), tuple(kernel["tile"])
+        geometry = launch_geometry((block[0], block[1]), (tile[0], tile[1]), n, n)
+        c = np.zeros(n * n, dtype=np.float32)
         try:
-            function(grid, (bx, by, 1), (a, b, c, np.int32(n), np.int32(n), np.int32(n)))
-            cp.cuda.runtime.deviceSynchronize()
-        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
-            print(f"grader-profile: {kernel['label']}: {str(exc).strip().splitlines()[0]}")
+            backend.prepare(source, compiled, defines)
+            backend.run_gemm(GemmLaunch(a, b, c, 0, n, n, n, geometry))
+        except KernelRuntimeError as exc:
+            print(f"grader-profile: {kernel['label']}: {exc}")
             return 1
     return 0
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-
 from grader.backends.base import (
     DoubleArray,
     FloatArray,
@@ -15,13 +13,20 @@ from grader.backends.base import (
     KernelRuntimeError,
     Preparation,
 )
+from grader.backends.geometry import launch_geometry
+from grader.backends.gpu.runtime import (
+    GpuUnavailableError,
+    cuda_errors,
+    import_cupy,
+    launch,
+    load_function,
+    short,
+)
+from grader.backends.timed_gemm import TimedGemm
 from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
 from grader.source import KernelSource
-
-
-class GpuUnavailableError(Exception):
-    """No usable CUDA device; the message says why."""
+from grader.spec import Shape
 
 
 def _version(number: int) -> str:
@@ -30,15 +35,12 @@ def _version(number: int) -> str:
 
 class GpuBackend:
     def __init__(self) -> None:
-        try:
-            import cupy
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise GpuUnavailableError(f"CuPy is not installed ({exc})") from None
+        cupy = import_cupy()
         self._cupy: Any = cupy
         try:
             count = cupy.cuda.runtime.getDeviceCount()
         except Exception as exc:
-            raise GpuUnavailableError(f"no usable CUDA GPU: {_short(exc)}") from None
+            raise GpuUnavailableError(f"no usable CUDA GPU: {short(exc)}") from None
         if count == 0:
             raise GpuUnavailableError("no CUDA GPU found")
         runtime = cupy.cuda.runtime
@@ -67,12 +69,7 @@ class GpuBackend:
 
     def load_function(self, compiled: CompiledKernel) -> Any:
         """The launchable CuPy function of a compiled kernel (RawModule over its cubin)."""
-        cp = self._cupy
-        try:
-            module = cp.RawModule(path=str(compiled.cubin_path))
-            return module.get_function(compiled.symbol)
-        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
-            raise KernelRuntimeError(_short(exc)) from None
+        return load_function(self._cupy, str(compiled.cubin_path), compiled.symbol)
 
     def l2_bytes(self) -> int:
         cp = self._cupy
@@ -91,22 +88,19 @@ class GpuBackend:
     def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
         return 0.0
 
-    def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
+    def run_gemm(self, launch_: GemmLaunch) -> GemmOutput:
         cp = self._cupy
         try:
-            function = self._function
             # Fresh device buffers on every launch, filled from the host: nothing left in the
             # memory pool by an earlier launch can show through.
-            a, b, c = (cp.asarray(x) for x in (launch.a, launch.b, launch.c))
-            o = launch.offset
-            grid = (*launch.geometry.grid, 1)
-            block = (*launch.geometry.block, 1)
-            args = (a[o:], b[o:], c[o:], np.int32(launch.m), np.int32(launch.k), np.int32(launch.n))
-            function(grid, block, args)
+            a, b, c = (cp.asarray(x) for x in (launch_.a, launch_.b, launch_.c))
+            o = launch_.offset
+            dims = (launch_.m, launch_.k, launch_.n)
+            launch(self._function, launch_.geometry, a[o:], b[o:], c[o:], dims)
             cp.cuda.runtime.deviceSynchronize()
             return GemmOutput(a=a.get(), b=b.get(), c=c.get())
-        except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:
-            raise KernelRuntimeError(_short(exc)) from None
+        except cuda_errors(cp) as exc:
+            raise KernelRuntimeError(short(exc)) from None
 
     def reference(self, a: FloatArray, b: FloatArray) -> tuple[DoubleArray, DoubleArray]:
         cp = self._cupy
@@ -116,12 +110,28 @@ class GpuBackend:
         magnitude = (cp.abs(a64) @ cp.abs(b64)).get()
         return product, magnitude
 
+    def timed_gemm(self, shape: Shape, seed: int) -> TimedGemm:
+        from grader.backends.gpu.timed_gemm import GpuTimedGemm
+
+        return GpuTimedGemm(self._cupy, self.load_function, shape, seed, self.l2_bytes(), self.arch)
+
+    def trial_launch(
+        self, compiled: CompiledKernel, block: tuple[int, int], tile: tuple[int, int], size: int
+    ) -> str:
+        cp = self._cupy
+        try:
+            function = self.load_function(compiled)
+            a = cp.zeros(size * size, dtype=cp.float32)
+            c = cp.zeros(size * size, dtype=cp.float32)
+            geometry = launch_geometry(block, tile, size, size)
+            launch(function, geometry, a, a, c, (size, size, size))
+            cp.cuda.runtime.deviceSynchronize()
+        except Exception as exc:  # the launch is expected to fail: report how
+            return short(exc)
+        return ""
+
     def close(self) -> None:
         """Nothing to release: the CUDA context lives as long as the grading process."""
 
     def take_warnings(self) -> list[str]:
         return []
-
-
-def _short(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

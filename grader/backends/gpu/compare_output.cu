@@ -1,4 +1,4 @@
-// The timed launch's output against its float64 reference, in one pass (grader/checks/launch_check.py).
+// The timed launch's output against its float64 reference, in one pass (grader/backends/gpu/comparison.py).
 // Compiled once by the grader, like a student's kernel, and cached.
 
 // pristine: the check's own copy of an input; given: the buffer the timed kernel was given.
