@@ -1,3 +1,5 @@
+"""`python -m grader`: the same as the `grader` command."""
+
 from __future__ import annotations
 
 import sys
