@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     exercise = load_course(ROOT).find("ex4")
     job = Job(
-        spec_path=str(exercise.directory / "spec.yaml"),
+        spec=exercise.spec.model_dump(),
         source_text=exercise.solution.read_text(),
         display_name="kernel.cu",
         seed=1,

@@ -63,7 +63,7 @@ def grade(
     spec = exercise.spec
     answers_text, answers_error = _read_answers(exercise, answers)
     job = Job(
-        spec_path=str(exercise.directory / "spec.yaml"),
+        spec=spec.model_dump(),
         source_text=source.text,
         display_name=source.display_name,
         seed=seed,

@@ -10,7 +10,9 @@ from typing import Any
 class Job:
     """One submission to one exercise, and what earlier children of the same grading did."""
 
-    spec_path: str
+    spec: dict[str, Any]
+    """The exercise's spec as the parent parsed it (ExerciseSpec.model_dump): the child never
+    reads spec.yaml again."""
     source_text: str
     display_name: str
     seed: int

@@ -19,7 +19,7 @@ from grader.job import Job
 from grader.results import CheckResult, DeviceInfo
 from grader.sandbox import HIDE_ENV
 from grader.source import KernelSource
-from grader.spec import load_spec
+from grader.spec import ExerciseSpec
 
 
 def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
@@ -46,7 +46,7 @@ def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
 def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | None = None) -> int:
     """Run the job's remaining checks, emitting each result; returns the process exit code.
     `opened`: the backend the child opened while waiting for the job (else it is opened here)."""
-    spec = load_spec(Path(job.spec_path))
+    spec = ExerciseSpec.model_validate(job.spec)
     # Native student code (the CPU backend) never sees the course's solutions.
     hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)

@@ -154,7 +154,7 @@ def test_processes_that_together_fill_memory_are_stopped_and_named(
     worker = tmp_path / "worker.py"
     worker.write_text(HOG_WORKER.format(root=str(ROOT), probe=str(probe)))
     planned = [PlannedCheck("correctness 64", "correctness", 1.0)]
-    job = Job(spec_path="unused", source_text="", display_name="k.cu", seed=1, backend="cpu")
+    job = Job(spec={}, source_text="", display_name="k.cu", seed=1, backend="cpu")
     start = time.monotonic()
     _, results, _ = run_isolated(job, planned, 120.0, [sys.executable, str(worker)])
     assert time.monotonic() - start < 60

@@ -146,7 +146,7 @@ def test_without_an_answers_file_no_answer_passes_and_the_points_are_named() -> 
     from grader.source import KernelSource
 
     assert SPEC.answers is not None and SPEC.sweep is not None
-    job = Job(spec_path="", source_text="", display_name="kernel.cu", seed=1, answers_text=None)
+    job = Job(spec={}, source_text="", display_name="kernel.cu", seed=1, answers_text=None)
     source = KernelSource("", "kernel.cu")
     why = _missing(Context(job, SPEC, source, None, DeviceInfo("none", "none"), print))
     assert why.startswith(f"no answers.yaml next to the kernel: 0 of {SPEC.answers.points} points")
