@@ -97,7 +97,6 @@ with sandbox.popen([str(program), sys.argv[1]], work, stdout=subprocess.PIPE,
                    stderr=subprocess.DEVNULL, text=True) as p:
     out, _ = p.communicate(timeout=120)
 uid = scope.uid
-time.sleep(0.2)
 left_running = len(identity.processes_of(uid))
 scope.close()
 print(json.dumps({{"made": out.strip(), "left_running": left_running,

