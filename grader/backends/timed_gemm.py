@@ -76,7 +76,7 @@ class TimedGemm(Protocol):
         ...
 
     def time_launch(self, label: str) -> float:
-        """Launch `label` once; the seconds from launch to completion, queued work excluded."""
+        """Launch `label` once; its seconds on the device, queued work excluded."""
         ...
 
     def compare(self, label: str, bound: ErrorBound) -> OutputComparison:
@@ -88,6 +88,6 @@ class TimedGemm(Protocol):
         """Start a reading of the device's SM clock."""
         ...
 
-    def timer_name(self) -> str:
-        """What `time_launch` measures with, as pytest-benchmark's JSON names its timer."""
+    def timer_name(self, label: str) -> str:
+        """What `time_launch` measures `label` with, as pytest-benchmark's JSON names a timer."""
         ...

@@ -124,7 +124,7 @@ def run_performance(
         "sm_clock_mhz_before": clock_before,
         "sm_clock_mhz_after": clock_after,
     }
-    write_benchmark_json(timing, keep / "benchmark.json", machine, gemm.timer_name())
+    write_benchmark_json(timing, keep / "benchmark.json", machine, gemm.timer_name)
     student_s, base_s = timing.medians["student"], timing.medians["baseline"]
     figures = {
         "speedup": round(timing.speedup, 4),

@@ -82,5 +82,5 @@ class HostTimedGemm:
     def clock_reading(self) -> ClockReading:
         return _Clock()
 
-    def timer_name(self) -> str:
+    def timer_name(self, label: str) -> str:
         return "perf_counter"

@@ -46,7 +46,7 @@ def _time(gemm: HostTimedGemm, min_blocks: int = 2, rse_target: float = 0.5) -> 
 
 def test_blocks_alternate_and_the_speedup_is_the_ratio_of_medians(tmp_path: Path) -> None:
     gemm = _gemm(fast_and_right)
-    timing = _time(gemm, min_blocks=4)
+    timing = _time(gemm, min_blocks=4, rse_target=10.0)  # one batch of 4 blocks
     assert timing.bad == []
     assert timing.blocks == 4
     order = [(block.index, block.label) for block in timing.samples]
@@ -105,7 +105,7 @@ def test_a_kernel_the_plan_does_not_verify_is_timed_alongside() -> None:
     gemm.add_library_gemm("cublas")
     timing = _time(gemm)
     assert [block.label for block in timing.samples][:3] == ["baseline", "student", "cublas"]
-    assert timing.bad == [] and timing.launches["cublas"] == 7
+    assert timing.bad == [] and timing.launches["cublas"] == 1 + 3 * timing.blocks
     assert timing.medians["cublas"] < timing.medians["baseline"]
 
 
@@ -124,7 +124,7 @@ def test_the_loop_stops_once_the_ratio_is_known_to_its_target() -> None:
 def test_the_json_is_pytest_benchmarks_with_the_machine_facts(tmp_path: Path) -> None:
     timing = _time(_gemm(fast_and_right))
     target = tmp_path / "kept" / "benchmark.json"
-    write_benchmark_json(timing, target, {"gpu": "stand-in"}, "perf_counter")
+    write_benchmark_json(timing, target, {"gpu": "stand-in"}, lambda label: "perf_counter")
     data = json.loads(target.read_text())
     assert data["grader_machine"] == {"gpu": "stand-in"}
     assert set(data["machine_info"]) == {"node", "python_version"}
