@@ -1,14 +1,13 @@
-"""Hostile submissions in a batch: each bad zip, link, pipe or device becomes that student's
+"""Finding a batch's submissions, hostile ones included: a Gradescope export's entries, a folder
+and a zip of one name as two students, and each bad zip, link, pipe or device becomes that student's
 recorded result (0 points, the reason in their feedback and in the summary) while everyone else
 is graded; nothing is followed, nothing waits forever, nothing is written outside the output."""
 
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
-import threading
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -17,26 +16,17 @@ from pathlib import Path
 import pytest
 
 from grader.batch.discover import Submission, discover
-from grader.batch.unzip import extract
-from grader.bounded_read import read_bounded
 from grader.course import Exercise, load_course
-from grader.errors import GraderError
+from tests.batch.exports import METADATA, WRONG, write_export
+from tests.batch.zips import GOOD, write_zip
 from tests.conftest import ROOT
 
-GOOD = (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_bytes()
 LONG = "k" * 300
 
 
 @pytest.fixture(scope="module")
 def ex4() -> Exercise:
     return load_course(ROOT).find("ex4")
-
-
-def _zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> Path:
-    with zipfile.ZipFile(path, "w", method) as zipped:
-        for name, data in members.items():
-            zipped.writestr(name, data)
-    return path
 
 
 def _patched(path: Path, local: int, central: int, value: bytes) -> Path:
@@ -55,7 +45,7 @@ def _patched(path: Path, local: int, central: int, value: bytes) -> Path:
 def _encrypted(path: Path, name: str = "kernel.cu") -> Path:
     """A member whose flag bit 0 says it is encrypted (zipfile clears flag_bits on writing,
     so the headers are patched)."""
-    _zip(path, {name: b"\x00" * 12 + GOOD}, zipfile.ZIP_STORED)
+    write_zip(path, {name: b"\x00" * 12 + GOOD}, zipfile.ZIP_STORED)
     return _patched(path, 6, 8, b"\x01\x00")
 
 
@@ -81,40 +71,45 @@ def _link(path: Path) -> Path:
 
 
 HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
-    "long_name": (lambda p: _zip(p, {LONG + ".cu": GOOD, "kernel.cu": GOOD}), "over 255 bytes"),
+    "long_name": (
+        lambda p: write_zip(p, {LONG + ".cu": GOOD, "kernel.cu": GOOD}),
+        "over 255 bytes",
+    ),
     "long_path": (
-        lambda p: _zip(p, {"/".join(["d" * 200] * 25) + "/kernel.cu": GOOD}),
+        lambda p: write_zip(p, {"/".join(["d" * 200] * 25) + "/kernel.cu": GOOD}),
         "a path over 1024 bytes",
     ),
     "file_and_folder": (
-        lambda p: _zip(p, {"ex4-register-tiling": b"x", "ex4-register-tiling/kernel.cu": GOOD}),
+        lambda p: write_zip(
+            p, {"ex4-register-tiling": b"x", "ex4-register-tiling/kernel.cu": GOOD}
+        ),
         "is a file, too",
     ),
     "folder_then_file": (
-        lambda p: _zip(p, {"ex4/kernel.cu": GOOD, "ex4": b"x"}),
+        lambda p: write_zip(p, {"ex4/kernel.cu": GOOD, "ex4": b"x"}),
         "a folder of that name, too",
     ),
     "encrypted": (_encrypted, "encrypted: hand in a zip without a password"),
     "unknown_method": (
-        lambda p: _patched(_zip(p, {"kernel.cu": GOOD}), 8, 10, (99).to_bytes(2, "little")),
+        lambda p: _patched(write_zip(p, {"kernel.cu": GOOD}), 8, 10, (99).to_bytes(2, "little")),
         "compressed with method 99 (unknown)",
     ),
-    "lzma": (lambda p: _zip(p, {"kernel.cu": GOOD}, zipfile.ZIP_LZMA), "method 14 (lzma)"),
+    "lzma": (lambda p: write_zip(p, {"kernel.cu": GOOD}, zipfile.ZIP_LZMA), "method 14 (lzma)"),
     "bad_crc": (
-        lambda p: _patched(_zip(p, {"kernel.cu": GOOD}), 14, 16, b"\xde\xad\xbe\xef"),
+        lambda p: _patched(write_zip(p, {"kernel.cu": GOOD}), 14, 16, b"\xde\xad\xbe\xef"),
         "Bad CRC-32",
     ),
     "duplicate": (_duplicate, "given twice"),
     "link": (_link, "a symbolic link"),
-    "escape": (lambda p: _zip(p, {"../../escaped.cu": GOOD}), "points outside the archive"),
+    "escape": (lambda p: write_zip(p, {"../../escaped.cu": GOOD}), "points outside the archive"),
     "not_a_zip": (lambda p: (p.write_bytes(b"MZ\x90\x00 not a zip" * 100), p)[1], "not a zip"),
     "truncated": (
-        lambda p: (p.write_bytes(_zip(p, {"kernel.cu": GOOD}).read_bytes()[:300]), p)[1],
+        lambda p: (p.write_bytes(write_zip(p, {"kernel.cu": GOOD}).read_bytes()[:300]), p)[1],
         "not a zip archive, or a damaged one",
     ),
-    "too_many": (lambda p: _zip(p, {f"f{i}.txt": b"" for i in range(201)}), "201 files, over"),
+    "too_many": (lambda p: write_zip(p, {f"f{i}.txt": b"" for i in range(201)}), "201 files, over"),
     "bomb": (
-        lambda p: _zip(p, {"kernel.cu": b"\0" * (21 * 1024 * 1024)}),
+        lambda p: write_zip(p, {"kernel.cu": b"\0" * (21 * 1024 * 1024)}),
         "over 20,971,520 bytes once extracted",
     ),
 }
@@ -134,7 +129,7 @@ def test_a_hostile_zip_is_that_students_error_and_the_others_are_found(
     (root / "alice/kernel.cu").write_bytes(GOOD)
     make, reason = HOSTILE[case]
     make(root / "mallory.zip")
-    _zip(root / "zed.zip", {"ex4-register-tiling/kernel.cu": GOOD})
+    write_zip(root / "zed.zip", {"ex4-register-tiling/kernel.cu": GOOD})
     found, notes = discover(root, [ex4], tmp_path / "out/work")
     by_key = {s.student: s for s in found}
     assert by_key["alice"].error is None and by_key["alice"].kernel is not None
@@ -147,34 +142,6 @@ def test_a_hostile_zip_is_that_students_error_and_the_others_are_found(
     # nothing half-extracted is left to be graded, nothing written outside the output
     assert not (tmp_path / "out/work/unzipped/mallory").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "submissions"]
-
-
-def test_corrupting_any_bytes_of_a_zip_gives_a_verdict_or_one_line(tmp_path: Path) -> None:
-    original = _zip(tmp_path / "good.zip", {"ex4/kernel.cu": GOOD, "ex4/answers.yaml": b"a: 1"})
-    data = original.read_bytes()
-    rng = random.Random(15)
-    messages: list[str] = []
-    for attempt in range(300):
-        damaged = bytearray(data)
-        for _ in range(rng.randint(1, 8)):
-            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
-        archive = tmp_path / f"d{attempt}.zip"
-        archive.write_bytes(bytes(damaged))
-        try:
-            extract(archive, tmp_path / "work" / str(attempt))
-        except GraderError as exc:  # anything else fails the test
-            messages.append(str(exc).removeprefix(f"d{attempt}.zip: "))
-    assert 0 < len(messages) < 300  # most refused, some still extract
-    assert [m for m in messages if "\n" in m or m.startswith("d")] == []
-
-
-def test_a_zip_is_extracted_with_its_folders_and_nothing_else(tmp_path: Path) -> None:
-    _zip(tmp_path / "s.zip", {"ex4/": b"", "ex4\\answers.yaml": b"a: 1", "ex4/kernel.cu": GOOD})
-    target = extract(tmp_path / "s.zip", tmp_path / "out")
-    assert (target / "ex4/kernel.cu").read_bytes() == GOOD
-    assert (target / "ex4/answers.yaml").read_bytes() == b"a: 1"  # a Windows tool's separator
-    # a second run (--resume) extracts afresh
-    assert extract(tmp_path / "s.zip", tmp_path / "out") == target
 
 
 def _student(root: Path, name: str) -> Path:
@@ -211,46 +178,6 @@ def test_links_pipes_and_devices_in_a_students_folder_are_refused_unopened(
     }
 
 
-def _promptly(action: Callable[[], object]) -> BaseException | None:
-    """What `action` raised (None if nothing), failing the test if it takes over 10 s."""
-    outcome: list[BaseException | None] = []
-
-    def target() -> None:
-        try:
-            action()
-            outcome.append(None)
-        except BaseException as exc:  # reported to the test
-            outcome.append(exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(10)
-    assert outcome, "still waiting after 10 s"
-    return outcome[0]
-
-
-def test_read_bounded_refuses_pipes_links_and_devices_without_waiting(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "fifo")
-    (tmp_path / "zero").symlink_to("/dev/zero")
-    (tmp_path / "real").write_text("x")
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    expected = {
-        "fifo": "fifo: not a regular file (a pipe)",
-        "zero": "zero: a symbolic link; hand in the file itself, not a link",
-        "link": "link: a symbolic link; hand in the file itself, not a link",
-        tmp_path.name: f"{tmp_path.name}: is a directory, expected a file",
-    }
-    for name, message in expected.items():
-        path = tmp_path / name if name != tmp_path.name else tmp_path
-        error = _promptly(lambda path=path: read_bounded(path, 1000, path.name))
-        assert isinstance(error, GraderError) and str(error) == message
-    assert _promptly(lambda: read_bounded(Path("/dev/zero"), 1000)) is not None
-    assert read_bounded(tmp_path / "link", 10, follow_links=True) == b"x"
-    (tmp_path / "big").write_bytes(b"y" * 11)
-    error = _promptly(lambda: read_bounded(tmp_path / "big", 10, "big"))
-    assert str(error) == "big: over the limit of 10 bytes"
-
-
 @pytest.fixture
 def hostile_batch(tmp_path: Path) -> Path:
     """A good student, and one of each kind of hostile submission next to them."""
@@ -263,7 +190,7 @@ def hostile_batch(tmp_path: Path) -> Path:
     (_student(root, "zero") / "kernel.cu").symlink_to("/dev/zero")
     _student(root, "[bold]markup").joinpath("kernel.cu").write_bytes(GOOD)
     _encrypted(root / "markup.zip", "[/dim][/nope]kernel.cu")  # its note: not rich markup
-    _zip(root / ("z" * 251 + ".zip"), {"kernel.cu": GOOD})  # feedback/<that>.json: too long
+    write_zip(root / ("z" * 251 + ".zip"), {"kernel.cu": GOOD})  # feedback/<that>.json: too long
     os.mkdir(bytes(root) + b"/\xff\xfe")  # a name that is not UTF-8: SQLite and CSV refuse it
     (root / os.fsdecode(b"\xff\xfe") / "kernel.cu").write_bytes(GOOD)
     return root
@@ -310,3 +237,34 @@ def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_rea
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "out"])
     long_feedback = [p.name for p in (out / "feedback").iterdir() if p.name.startswith("zzz")]
     assert len(long_feedback) == 2 and all(len(n) < 100 for n in long_feedback)
+
+
+def test_an_export_entry_without_submitters_is_that_submissions_error(tmp_path: Path) -> None:
+    root = write_export(tmp_path / "export")
+    (root / "submission_metadata.yml").write_text(
+        METADATA + "submission_5:\n  :submitters: []\nsubmission_6:\n  :submitters:\n  - {}\n"
+    )
+    (root / "submission_7").mkdir()
+    found, notes = discover(root, [load_course(ROOT).find("ex4")], tmp_path / "work")
+    errors = {s.student: s.error for s in found if s.error}
+    metadata = root / "submission_metadata.yml"
+    assert errors == {
+        "submission_5": f"{metadata}:17: no :submitters list for this submission",
+        "submission_6": f"{metadata}:19: submitter 1 has no :sid, :email or :name in the export",
+    }
+    assert "submission_7: skipped: not listed in submission_metadata.yml" in notes
+    assert {s.student for s in found if not s.error} == {f"submission_{n}" for n in (1, 2, 3, 4)}
+
+
+def test_a_folder_and_a_zip_of_one_name_are_two_students(tmp_path: Path) -> None:
+    root = tmp_path / "submissions"
+    (root / "alice").mkdir(parents=True)
+    (root / "alice/kernel.cu").write_bytes(GOOD)
+    with zipfile.ZipFile(root / "alice.zip", "w") as zipped:
+        zipped.writestr("kernel.cu", WRONG)
+    found, notes = discover(root, [load_course(ROOT).find("ex4")], tmp_path / "work")
+    assert sorted(s.student for s in found) == ["alice", "alice.zip"]
+    assert (
+        "alice.zip: zip, 1 of 1 exercise(s) found (graded as 'alice.zip': 'alice' is there too)"
+        in notes
+    )
