@@ -133,16 +133,3 @@ def load_course(root: Path) -> Course:
             )
         )
     return Course(root=root, title=course.title, exercises=tuple(exercises))
-
-
-# Moved to grader.spec; importable from here until every module imports them from there.
-from grader.spec import (  # noqa: E402, I001
-    AnswersSpec as AnswersSpec,
-    BaselineSpec as BaselineSpec,
-    CaseSpec as CaseSpec,
-    LaunchSpec as LaunchSpec,
-    PerformanceSpec as PerformanceSpec,
-    Shape as Shape,
-    SweepSpec as SweepSpec,
-    ThresholdSpec as ThresholdSpec,
-)

@@ -43,7 +43,7 @@ def nvrtc_log(text: str) -> str:
 
     from cupy.cuda import nvrtc
 
-    from grader.compiler import nvrtc_options
+    from grader.backends.compiler import nvrtc_options
 
     program = nvrtc.createProgram(text, "kernel.cu", [], [])
     try:

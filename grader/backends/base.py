@@ -10,9 +10,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import Geometry
 from grader.backends.timed_gemm import TimedGemm
-from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 from grader.spec import Shape

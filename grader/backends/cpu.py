@@ -21,13 +21,13 @@ from grader.backends.base import (
     KernelRuntimeError,
     Preparation,
 )
+from grader.backends.compiler import CompiledKernel
 from grader.backends.cpu_build import Build, Program, build
 from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKernelError
 from grader.backends.cpu_failures import explain_failure, killed_by
 from grader.backends.cpu_session import ProgramEndedError, Session
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.backends.timed_gemm import TimedGemm
-from grader.compiler import CompiledKernel
 from grader.errors import GraderError
 from grader.results import DeviceInfo
 from grader.source import KernelSource

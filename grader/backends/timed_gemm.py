@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from grader.compiler import CompiledKernel
+from grader.backends.compiler import CompiledKernel
 
 
 @dataclass(frozen=True)

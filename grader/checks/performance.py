@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.backends.base import Backend
+from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
-from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.results import CheckResult, CheckStatus
 from grader.source import read_source
 from grader.spec import ExerciseSpec, PerformanceSpec, ThresholdSpec

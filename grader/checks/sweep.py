@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from grader.backends.base import Backend
+from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.checks.answers import Limit, SweepEvidence
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
-from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.errors import GraderError
 from grader.results import CheckResult
 from grader.source import KernelSource, read_source

@@ -45,7 +45,7 @@ def _cupy() -> tuple[bool, str]:
 def _nvrtc() -> tuple[bool, str]:
     try:
         from grader.backends import nvrtc
-        from grader.compiler import DEFAULT_ARCH, CompiledKernel, compile_kernel
+        from grader.backends.compiler import DEFAULT_ARCH, CompiledKernel, compile_kernel
         from grader.source import KernelSource
 
         major, minor = nvrtc.version()

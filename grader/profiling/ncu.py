@@ -18,10 +18,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.course import BaselineSpec, ExerciseSpec
 from grader.lifetime import die_with_parent
 from grader.profiling.metrics import METRICS, KernelProfile, NcuOutputError, parse_ncu_csv
 from grader.source import KernelSource, read_source
+from grader.spec import BaselineSpec, ExerciseSpec
 
 NCU_ENV = "GRADER_NCU"
 _CANDIDATES = ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu")

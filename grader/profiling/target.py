@@ -17,9 +17,9 @@ def main() -> int:
     import numpy as np
 
     from grader.backends.base import GemmLaunch, KernelRuntimeError
+    from grader.backends.compiler import CompileFailure, compile_kernel
     from grader.backends.geometry import launch_geometry
     from grader.backends.gpu import GpuBackend
-    from grader.compiler import CompileFailure, compile_kernel
     from grader.source import KernelSource
 
     plan: dict[str, Any] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from grader.backends.base import KernelRuntimeError
+from grader.backends.compiler import CompiledKernel, compile_kernel
 from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
 from grader.checks.correctness import make_launch
-from grader.compiler import CompiledKernel, compile_kernel
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
 

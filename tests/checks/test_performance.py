@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.checks.performance import choose_threshold, grade_speedup
-from grader.course import PerformanceSpec, ThresholdSpec, load_spec
+from grader.spec import PerformanceSpec, ThresholdSpec, load_spec
 from tests.conftest import ROOT
 
 PERF = load_spec(ROOT / "exercises/ex4-register-tiling/spec.yaml").performance

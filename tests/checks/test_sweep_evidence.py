@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from grader.backends.compiler import CompileFailure
 from grader.checks.sweep import REFERENCE, probe, reference_kernel
-from grader.compiler import CompileFailure
-from grader.course import load_spec
 from grader.source import KernelSource
+from grader.spec import load_spec
 from tests.conftest import ROOT, run_grader
 
 SPEC = load_spec(ROOT / "exercises/ex2-tile-sweep/spec.yaml")

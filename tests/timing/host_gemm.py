@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from grader.backends.compiler import CompiledKernel
 from grader.backends.host_comparison import compare_on_host
 from grader.backends.timed_gemm import ClockReading, ErrorBound, OutputComparison
-from grader.compiler import CompiledKernel
 
 # A stand-in kernel: given A, B, its output and its launch number (from 1), it writes (or not).
 HostKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, int], None]

@@ -13,6 +13,7 @@ from grader.backends.base import (
     KernelRuntimeError,
     Preparation,
 )
+from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import launch_geometry
 from grader.backends.gpu.runtime import (
     GpuUnavailableError,
@@ -23,7 +24,6 @@ from grader.backends.gpu.runtime import (
     short,
 )
 from grader.backends.timed_gemm import TimedGemm
-from grader.compiler import CompiledKernel
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 from grader.spec import Shape

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from grader.backends.compiler import CompileFailure, compile_kernel
 from grader.backends.timed_gemm import ErrorBound, OutputComparison
-from grader.compiler import CompileFailure, compile_kernel
 from grader.source import KernelSource
 
 _SOURCE = Path(__file__).with_name("compare_output.cu")

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 from grader.backends.base import KernelRuntimeError
+from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import launch_geometry
 from grader.backends.gpu.clock import SmClock
 from grader.backends.gpu.comparison import DeviceComparison
 from grader.backends.gpu.runtime import cuda_errors, launch, short
 from grader.backends.timed_gemm import ClockReading, ErrorBound, OutputComparison
-from grader.compiler import CompiledKernel
 from grader.spec import Shape
 
 FLUSH_FACTOR = 2

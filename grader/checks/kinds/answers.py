@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from grader.backends.compiler import CompileFailure
 from grader.checks.answers import (
     EXPLANATION,
     TileSweepAnswers,
@@ -25,7 +26,6 @@ from grader.checks.profile_answers import (
     grade_profiling,
     profile_question_share,
 )
-from grader.compiler import CompileFailure
 from grader.results import CheckResult
 from grader.spec import ExerciseSpec
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from grader.backends.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
 from grader.checks.base import Check, Context, Halt, Outcome, PlannedCheck
-from grader.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
 from grader.results import CheckResult
 from grader.spec import ExerciseSpec
 

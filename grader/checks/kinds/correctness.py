@@ -7,13 +7,13 @@ from dataclasses import replace
 from typing import ClassVar
 
 from grader.backends.base import Backend, KernelRuntimeError
+from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.backends.cpu import UnsupportedKernelError
 from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
 from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.kinds.compile import COMPILED
-from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.events import StageEvent
 from grader.lane_lock import holding
 from grader.results import CheckResult, Stage

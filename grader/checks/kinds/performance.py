@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from grader.backends.base import KernelRuntimeError
+from grader.backends.compiler import CompiledKernel
 from grader.checks.base import Check, Context, Exit, Outcome, PlannedCheck
 from grader.checks.kinds.compile import COMPILED
-from grader.compiler import CompiledKernel
 from grader.lane_lock import holding, record_baseline
 from grader.results import CheckResult
 from grader.spec import ExerciseSpec

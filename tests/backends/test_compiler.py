@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.compiler import CompiledKernel, CompileFailure, compile_kernel
+from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.source import KernelSource, read_source
 from tests.conftest import ROOT
 
