@@ -242,7 +242,7 @@ def test_the_build_cannot_read_host_files_through_the_assembler(
     # Found by probing: `asm` spelled through a macro escaped the scan for inline asm, and the
     # assembler's .incbin copied any file into the program, which printed it in its verdict.
     # Now the scan also reads the preprocessed file (and the build runs in the sandbox:
-    # tests/test_sandbox.py).
+    # tests/sandbox/test_sandbox.py).
     host_file = tmp_path / "host-secret.txt"
     host_file.write_text("MARKER-not-for-students\n")
     probe = f"""
