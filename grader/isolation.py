@@ -189,10 +189,12 @@ def run_isolated(
                 message, symptom, hit = _timeout_message(current, run.limit), "timeout", "time"
             else:
                 message, symptom, hit = _memory_message(current), "memory", "memory"
-            results[current.name] = _result(current, "failed", message, (symptom,))
+            results[current.name] = _result(current, CheckStatus.FAILED, message, (symptom,))
             for rest in pending[1:]:
                 results[rest.name] = _result(
-                    rest, "skipped", f"not run: the kernel hit the {hit} limit in '{current.name}'"
+                    rest,
+                    CheckStatus.SKIPPED,
+                    f"not run: the kernel hit the {hit} limit in '{current.name}'",
                 )
             break
         if run.returncode != EXIT_CONTEXT_LOST or not run.results:
@@ -201,7 +203,7 @@ def run_isolated(
             why = _describe_exit(run.returncode, run.stderr)
             if run.bad_frame:
                 why = f"the grading process sent what is not an event ({run.bad_frame})"
-            results[current.name] = _result(current, "error", why, ("crash",))
+            results[current.name] = _result(current, CheckStatus.ERROR, why, ("crash",))
     unknown = DeviceInfo(
         backend="none", name="unknown", detail="the grading process reported no device"
     )

@@ -9,7 +9,8 @@ is created, so no output format shows more."""
 from __future__ import annotations
 
 from dataclasses import field, replace
-from typing import Any, Literal
+from enum import Enum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.dataclasses import dataclass
@@ -19,8 +20,33 @@ from grader.text_bounds import bounded, bounded_list, bounded_name
 REPORT_SCHEMA_VERSION = 1
 """The version of the report document; raised whenever a field changes meaning or goes."""
 
-CheckKind = Literal["compile", "correctness", "performance", "answers", "safety"]
-CheckStatus = Literal["passed", "failed", "skipped", "error"]
+class _Word(str, Enum):
+    """An enum whose members are their words, in text and in JSON ("passed", not the member)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class CheckKind(_Word):
+    """What a check is about: a report groups and a gradebook sums by it."""
+
+    COMPILE = "compile"
+    CORRECTNESS = "correctness"
+    PERFORMANCE = "performance"
+    ANSWERS = "answers"
+    SAFETY = "safety"
+
+
+class CheckStatus(_Word):
+    """`failed`: the kernel is at fault; `error`: the grader could not finish the check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    ERROR = "error"
 
 
 @dataclass(frozen=True)

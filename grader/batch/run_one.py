@@ -10,7 +10,7 @@ from grader.checks.registry import plan
 from grader.errors import GraderError
 from grader.grading import grade
 from grader.notebook import kernel_from_notebook
-from grader.results import CheckResult, DeviceInfo, Report
+from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
 from grader.source import read_source
 
 
@@ -51,9 +51,11 @@ def _unreadable(submission: Submission, why: str) -> Report:
     """A submission with no kernel to compile: its compile check fails with the reason, the
     rest are skipped, and the result is recorded like any other."""
     checks = [
-        CheckResult(p.name, p.kind, "failed", 0.0, p.max_score, why)
+        CheckResult(p.name, p.kind, CheckStatus.FAILED, 0.0, p.max_score, why)
         if p.kind == "compile"
-        else CheckResult(p.name, p.kind, "skipped", 0.0, p.max_score, "not run: nothing to compile")
+        else CheckResult(
+            p.name, p.kind, CheckStatus.SKIPPED, 0.0, p.max_score, "not run: nothing to compile"
+        )
         for p in plan(submission.exercise.spec)
     ]
     device = DeviceInfo("none", "no device", "nothing was run")

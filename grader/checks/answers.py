@@ -12,7 +12,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader.errors import GraderError
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.schema_errors import parse_document
 from grader.spec import AnswersSpec
 from grader.yaml_source import read_yaml
@@ -99,15 +99,18 @@ def grade_tile_sweep(
     names = tile_sweep_check_names(values)
     share = question_share(spec, values)
     if isinstance(answers, str):
-        results = [CheckResult(n, "answers", "failed", 0.0, share, answers) for n in names]
+        results = [
+            CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, answers)
+            for n in names
+        ]
         return [*results, unanswered_explanation(answers)]
 
     def result(name: str, ok: bool | None, message: str) -> CheckResult:
         if ok is None:
-            return CheckResult(name, "answers", "skipped", 0.0, share, message)
+            return CheckResult(name, CheckKind.ANSWERS, CheckStatus.SKIPPED, 0.0, share, message)
         if ok:
-            return CheckResult(name, "answers", "passed", share, share, message)
-        return CheckResult(name, "answers", "failed", 0.0, share, message)
+            return CheckResult(name, CheckKind.ANSWERS, CheckStatus.PASSED, share, share, message)
+        return CheckResult(name, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, message)
 
     no_timing = (
         "needs a GPU: the grader measures the sweep there and grades your figures against it"
@@ -175,11 +178,13 @@ def grade_tile_sweep(
 
 def unanswered_explanation(why: str) -> CheckResult:
     """The explanation's entry when the answers could not be read: not graded, never passed."""
-    return CheckResult(EXPLANATION, "answers", "skipped", 0.0, 0.0, f"not graded: {why}")
+    return CheckResult(
+        EXPLANATION, CheckKind.ANSWERS, CheckStatus.SKIPPED, 0.0, 0.0, f"not graded: {why}"
+    )
 
 
 def explanation_result(text: str) -> CheckResult:
     """The free-text explanation: kept for the instructor, worth no points, never graded."""
     text = text.strip()
     message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
-    return CheckResult(EXPLANATION, "answers", "passed", 0.0, 0.0, message)
+    return CheckResult(EXPLANATION, CheckKind.ANSWERS, CheckStatus.PASSED, 0.0, 0.0, message)

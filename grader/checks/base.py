@@ -44,7 +44,7 @@ class Halt:
     gets `status` with `reason`, and the child exits with `exit_code`."""
 
     reason: str
-    status: CheckStatus = "skipped"
+    status: CheckStatus = CheckStatus.SKIPPED
     exit_code: int = 0
 
 

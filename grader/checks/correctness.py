@@ -18,7 +18,7 @@ from grader.checks.diagnosis import (
     nan_pattern,
 )
 from grader.checks.tolerance import error_bound, within_bound
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import CaseSpec, ExerciseSpec, LaunchSpec, Shape
 
 # C is filled with a *signalling* NaN with a payload before every launch. Copies keep its bits;
@@ -270,13 +270,19 @@ def run_case(
             of=len(outputs),
         )
         return CheckResult(
-            planned.name, "correctness", "failed", 0.0, planned.max_score, message, symptoms
+            planned.name,
+            CheckKind.CORRECTNESS,
+            CheckStatus.FAILED,
+            0.0,
+            planned.max_score,
+            message,
+            symptoms,
         )
     launches = f" in each of {len(outputs)} launches" if len(outputs) > 1 else ""
     return CheckResult(
         planned.name,
-        "correctness",
-        "passed",
+        CheckKind.CORRECTNESS,
+        CheckStatus.PASSED,
         planned.max_score,
         planned.max_score,
         f"all {shape.m * shape.n} elements within tolerance{launches} "

@@ -13,7 +13,7 @@ from grader.backends.base import Backend
 from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
-from grader.results import CheckResult, CheckStatus
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.source import read_source
 from grader.spec import ExerciseSpec, PerformanceSpec, ThresholdSpec
 from grader.timing.benchmark_json import write_benchmark_json
@@ -47,11 +47,11 @@ def grade_speedup(
     """Failed below min_speedup; with a target, points grow linearly from 0 at min to all at
     target; without one, all points at min."""
     if speedup < threshold.min_speedup:
-        return "failed", 0.0
+        return CheckStatus.FAILED, 0.0
     if threshold.target_speedup is None or speedup >= threshold.target_speedup:
-        return "passed", points
+        return CheckStatus.PASSED, points
     share = (speedup - threshold.min_speedup) / (threshold.target_speedup - threshold.min_speedup)
-    return "passed", round(points * share, 2)
+    return CheckStatus.PASSED, round(points * share, 2)
 
 
 def _gflops(m: int, k: int, n: int, seconds: float) -> float:
@@ -92,7 +92,12 @@ def run_performance(
     )
     if isinstance(baseline, CompileFailure):
         return CheckResult(
-            CHECK, "performance", "error", 0.0, points, f"baseline: {baseline.message}"
+            CHECK,
+            CheckKind.PERFORMANCE,
+            CheckStatus.ERROR,
+            0.0,
+            points,
+            f"baseline: {baseline.message}",
         )
     began = time.monotonic()
     gemm = backend.timed_gemm(shape, seed)
@@ -142,8 +147,8 @@ def run_performance(
     if any(b.label == "baseline" for b in timing.bad):
         return CheckResult(
             CHECK,
-            "performance",
-            "error",
+            CheckKind.PERFORMANCE,
+            CheckStatus.ERROR,
             0.0,
             points,
             "the baseline kernel gave a wrong result while timed",
@@ -152,8 +157,8 @@ def run_performance(
     if timing.bad:
         return CheckResult(
             CHECK,
-            "performance",
-            "failed",
+            CheckKind.PERFORMANCE,
+            CheckStatus.FAILED,
             0.0,
             points,
             _unfair(timing),
@@ -182,4 +187,6 @@ def run_performance(
             "the pytest-benchmark JSON of these figures: grader check --benchmark-json PATH",
         ]
     )
-    return CheckResult(CHECK, "performance", status, score, points, message, figures=figures)
+    return CheckResult(
+        CHECK, CheckKind.PERFORMANCE, status, score, points, message, figures=figures
+    )

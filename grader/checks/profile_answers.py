@@ -16,7 +16,7 @@ from grader.checks.answers import (
     unanswered_explanation,
 )
 from grader.profiling.metrics import LEVELS, METRICS
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import AnswersSpec
 
 Level = Literal["dram", "l2", "l1"]
@@ -100,9 +100,16 @@ def _ratio(naive: float, tiled: float) -> float:
 
 def _verdict(name: str, ok: bool | None, message: str, share: float) -> CheckResult:
     if ok is None:
-        return CheckResult(name, "answers", "skipped", 0.0, share, message)
+        return CheckResult(name, CheckKind.ANSWERS, CheckStatus.SKIPPED, 0.0, share, message)
     score = share if ok else 0.0
-    return CheckResult(name, "answers", "passed" if ok else "failed", score, share, message)
+    return CheckResult(
+        name,
+        CheckKind.ANSWERS,
+        CheckStatus.PASSED if ok else CheckStatus.FAILED,
+        score,
+        share,
+        message,
+    )
 
 
 def grade_profiling(

@@ -15,7 +15,7 @@ from grader.checks.answers import Limit, SweepEvidence
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
 from grader.errors import GraderError
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.source import KernelSource, read_source
 from grader.spec import AnswersSpec, ExerciseSpec, SweepSpec
 from grader.timing.rounds import TimingPlan, interleaved
@@ -121,7 +121,9 @@ def time_sweep(
         defines = {**spec.kernel.defines, sweep.define: value}
         compiled = compile_kernel(source, spec.kernel.name, defines, backend.arch)
         if isinstance(compiled, CompileFailure):
-            return CheckResult(CHECK, "performance", "failed", 0.0, points, compiled.message), None
+            return CheckResult(
+                CHECK, CheckKind.PERFORMANCE, CheckStatus.FAILED, 0.0, points, compiled.message
+            ), None
         builds[f"{sweep.define}={value}"] = (compiled, value)
     gemm = backend.timed_gemm(shape, seed)
     for label, (compiled, value) in builds.items():
@@ -149,7 +151,7 @@ def time_sweep(
             f"({first.describe()}): every timed launch must compute the full result"
         )
         return CheckResult(
-            CHECK, "performance", "failed", 0.0, points, message, figures=figures
+            CHECK, CheckKind.PERFORMANCE, CheckStatus.FAILED, 0.0, points, message, figures=figures
         ), None
     rows = [
         f"{sweep.define}={v}: {ms:.3f} ms, {flops / (ms * 1e6):,.0f} GFLOP/s"
@@ -163,7 +165,7 @@ def time_sweep(
         ]
     )
     return CheckResult(
-        CHECK, "performance", "passed", points, points, message, figures=figures
+        CHECK, CheckKind.PERFORMANCE, CheckStatus.PASSED, points, points, message, figures=figures
     ), medians
 
 

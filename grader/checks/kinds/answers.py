@@ -26,7 +26,7 @@ from grader.checks.profile_answers import (
     grade_profiling,
     profile_question_share,
 )
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult
 from grader.spec import ExerciseSpec
 
 
@@ -44,8 +44,8 @@ class AnswersCheck(Check):
         else:
             share = profile_question_share(answers)
             names = list(PROFILE_CHECK_NAMES)
-        planned = [PlannedCheck(name, "answers", share) for name in names]
-        return [*planned, PlannedCheck(EXPLANATION, "answers", 0.0)]
+        planned = [PlannedCheck(name, CheckKind.ANSWERS, share) for name in names]
+        return [*planned, PlannedCheck(EXPLANATION, CheckKind.ANSWERS, 0.0)]
 
     def run(self, context: Context) -> Outcome:
         answers = context.spec.answers

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from grader.backends.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
 from grader.checks.base import Check, Context, Halt, Outcome, PlannedCheck
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ExerciseSpec
 
 COMPILE_CHECK = "compile"
@@ -22,7 +22,7 @@ class CompileCheck(Check):
     uses_device: ClassVar[bool] = False
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
-        return [PlannedCheck(COMPILE_CHECK, "compile", float(spec.compile.points))]
+        return [PlannedCheck(COMPILE_CHECK, CheckKind.COMPILE, float(spec.compile.points))]
 
     def run(self, context: Context) -> Outcome:
         spec, backend = context.spec, context.backend
@@ -33,7 +33,14 @@ class CompileCheck(Check):
         points = float(spec.compile.points)
         if isinstance(compiled, CompileFailure):
             context.report(
-                CheckResult(COMPILE_CHECK, "compile", "failed", 0.0, points, compiled.message)
+                CheckResult(
+                    COMPILE_CHECK,
+                    CheckKind.COMPILE,
+                    CheckStatus.FAILED,
+                    0.0,
+                    points,
+                    compiled.message,
+                )
             )
             return Halt("not run: the kernel does not compile")
         context.evidence[COMPILED] = compiled
@@ -43,5 +50,9 @@ class CompileCheck(Check):
             else ""
         )
         message = f"compiled for {arch}{resources}"
-        context.report(CheckResult(COMPILE_CHECK, "compile", "passed", points, points, message))
+        context.report(
+            CheckResult(
+                COMPILE_CHECK, CheckKind.COMPILE, CheckStatus.PASSED, points, points, message
+            )
+        )
         return None

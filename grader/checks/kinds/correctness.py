@@ -16,7 +16,7 @@ from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.kinds.compile import COMPILED
 from grader.events import StageEvent
 from grader.lane_lock import holding
-from grader.results import CheckResult, Stage
+from grader.results import CheckKind, CheckResult, CheckStatus, Stage
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec, LaunchSpec
 
@@ -52,7 +52,10 @@ class CorrectnessCheck(Check):
     needs: ClassVar[tuple[str, ...]] = ("compile",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
-        return [PlannedCheck(c.name, "correctness", c.max_score) for c in correctness_cases(spec)]
+        return [
+            PlannedCheck(c.name, CheckKind.CORRECTNESS, c.max_score)
+            for c in correctness_cases(spec)
+        ]
 
     def run(self, context: Context) -> Outcome:
         backend = context.backend
@@ -62,7 +65,7 @@ class CorrectnessCheck(Check):
         try:
             _prepare(context, backend, compiled, context.spec.kernel.defines, "")
         except (KernelRuntimeError, UnsupportedKernelError) as exc:
-            return Halt(f"not run: {exc}", "error")
+            return Halt(f"not run: {exc}", CheckStatus.ERROR)
         with holding("shared", "correctness", context.emit):
             return _run_cases(context, backend)
 
@@ -146,11 +149,21 @@ def _prepare(
 
 
 def _failed(case: CorrectnessCase, message: str, symptom: str = "runtime_error") -> CheckResult:
-    return CheckResult(case.name, "correctness", "failed", 0.0, case.max_score, message, (symptom,))
+    return CheckResult(
+        case.name,
+        CheckKind.CORRECTNESS,
+        CheckStatus.FAILED,
+        0.0,
+        case.max_score,
+        message,
+        (symptom,),
+    )
 
 
 def _error(case: CorrectnessCase, message: str) -> CheckResult:
-    return CheckResult(case.name, "correctness", "error", 0.0, case.max_score, message)
+    return CheckResult(
+        case.name, CheckKind.CORRECTNESS, CheckStatus.ERROR, 0.0, case.max_score, message
+    )
 
 
 def _with_warnings(result: CheckResult, warnings: list[str]) -> CheckResult:

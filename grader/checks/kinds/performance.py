@@ -11,7 +11,7 @@ from grader.backends.compiler import CompiledKernel
 from grader.checks.base import Check, Context, Exit, Outcome, PlannedCheck
 from grader.checks.kinds.compile import COMPILED
 from grader.lane_lock import holding, record_baseline
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ExerciseSpec
 
 PERFORMANCE_CHECK = "performance"
@@ -23,7 +23,9 @@ class PerformanceCheck(Check):
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
         assert spec.performance is not None
-        return [PlannedCheck(PERFORMANCE_CHECK, "performance", float(spec.performance.points))]
+        return [
+            PlannedCheck(PERFORMANCE_CHECK, CheckKind.PERFORMANCE, float(spec.performance.points))
+        ]
 
     def run(self, context: Context) -> Outcome:
         spec, backend = context.spec, context.backend
@@ -63,7 +65,14 @@ class PerformanceCheck(Check):
         except KernelRuntimeError as exc:
             message = f"the kernel failed on the GPU while timed: {exc}"
             context.report(
-                CheckResult(PERFORMANCE_CHECK, "performance", "failed", 0.0, points, message)
+                CheckResult(
+                    PERFORMANCE_CHECK,
+                    CheckKind.PERFORMANCE,
+                    CheckStatus.FAILED,
+                    0.0,
+                    points,
+                    message,
+                )
             )
             return Exit()
         if "baseline_ms" in result.figures:
@@ -75,4 +84,6 @@ class PerformanceCheck(Check):
 
 
 def _skipped(points: float, why: str) -> CheckResult:
-    return CheckResult(PERFORMANCE_CHECK, "performance", "skipped", 0.0, points, why)
+    return CheckResult(
+        PERFORMANCE_CHECK, CheckKind.PERFORMANCE, CheckStatus.SKIPPED, 0.0, points, why
+    )

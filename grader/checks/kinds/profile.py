@@ -10,7 +10,7 @@ from typing import ClassVar
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
 from grader.lane_lock import holding
 from grader.profiling.metrics import PROFILE_CHECK
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ExerciseSpec
 
 
@@ -27,7 +27,7 @@ class ProfileCheck(Check):
     needs: ClassVar[tuple[str, ...]] = ("correctness",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
-        return [PlannedCheck(PROFILE_CHECK, "performance", 0.0)]
+        return [PlannedCheck(PROFILE_CHECK, CheckKind.PERFORMANCE, 0.0)]
 
     def run(self, context: Context) -> Outcome:
         profile, backend = context.spec.profile, context.backend
@@ -56,11 +56,21 @@ class ProfileCheck(Check):
                     shown = {**to_figures(outcome), "n": float(profile.size)}
                     context.report(
                         CheckResult(
-                            PROFILE_CHECK, "performance", "passed", 0.0, 0.0, summary, figures=shown
+                            PROFILE_CHECK,
+                            CheckKind.PERFORMANCE,
+                            CheckStatus.PASSED,
+                            0.0,
+                            0.0,
+                            summary,
+                            figures=shown,
                         )
                     )
             if figures is None:
-                context.report(CheckResult(PROFILE_CHECK, "performance", "skipped", 0.0, 0.0, why))
+                context.report(
+                    CheckResult(
+                        PROFILE_CHECK, CheckKind.PERFORMANCE, CheckStatus.SKIPPED, 0.0, 0.0, why
+                    )
+                )
         context.evidence[self.key] = ProfileFigures(figures, why)
         return None
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 from grader.backends.base import KernelRuntimeError
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
 from grader.lane_lock import holding
-from grader.results import CheckResult
+from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ExerciseSpec
 
 SWEEP_CHECK = "sweep timing"
@@ -30,7 +30,7 @@ class SweepCheck(Check):
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
         assert spec.sweep is not None
-        return [PlannedCheck(SWEEP_CHECK, "performance", float(spec.sweep.points))]
+        return [PlannedCheck(SWEEP_CHECK, CheckKind.PERFORMANCE, float(spec.sweep.points))]
 
     def run(self, context: Context) -> Outcome:
         sweep, backend = context.spec.sweep, context.backend
@@ -47,10 +47,10 @@ class SweepCheck(Check):
         if not context.done(SWEEP_CHECK):
             if not backend.times_kernels:
                 skip = "needs a GPU: the CPU backend checks each tile size's correctness only"
-                context.report(_result("skipped", points, skip))
+                context.report(_result(CheckStatus.SKIPPED, points, skip))
             elif failed:
                 skip = "not timed: every tile size must pass its correctness checks first"
-                context.report(_result("skipped", points, skip))
+                context.report(_result(CheckStatus.SKIPPED, points, skip))
             else:
                 from grader.checks.sweep import time_sweep
 
@@ -65,7 +65,7 @@ class SweepCheck(Check):
                             context.keep_dir(),
                         )
                 except KernelRuntimeError as exc:
-                    result = _result("failed", points, str(exc))
+                    result = _result(CheckStatus.FAILED, points, str(exc))
                 if medians is None:
                     why = "not graded: the sweep timing failed (see 'sweep timing')"
                 context.report(result)
@@ -73,6 +73,5 @@ class SweepCheck(Check):
         return None
 
 
-def _result(status: str, points: float, message: str) -> CheckResult:
-    assert status in ("skipped", "failed")
-    return CheckResult(SWEEP_CHECK, "performance", status, 0.0, points, message)  # type: ignore[arg-type]
+def _result(status: CheckStatus, points: float, message: str) -> CheckResult:
+    return CheckResult(SWEEP_CHECK, CheckKind.PERFORMANCE, status, 0.0, points, message)
