@@ -252,3 +252,85 @@ def test_a_sweep_failing_only_in_some_builds_gets_no_hint_about_its_symptoms() -
     unwritten = CheckResult("c8", "correctness", "failed", 0, 1, "", ("uninitialised_shared",))
     passed = CheckResult("c32", "correctness", "passed", 1, 1, "")
     assert cross_case_hints([(shape, unwritten), (shape, passed)], 16, SPEC.launch, source) == []
+
+
+def _case_results(
+    verdicts: dict[str, tuple[str, tuple[str, ...]]],
+) -> list[tuple[Shape, CheckResult]]:
+    out = []
+    for shape, (status, symptoms) in verdicts.items():
+        dims = CaseSpec(shape=shape).dims
+        out.append((dims, CheckResult(f"c {shape}", "correctness", status, 0, 1, "", symptoms)))  # type: ignore[arg-type]
+    return out
+
+
+LAUNCH = SPEC.launch
+WRONG = ("failed", ("everywhere",))
+OK = ("passed", ())
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        (
+            {"1x1x1": OK, "17x33x65": WRONG, "1024x1024x1024": OK, "512x768x1024": WRONG},
+            "square shapes",
+        ),
+        (
+            {"1x1x1": WRONG, "17x33x65": WRONG, "1024x1024x1024": OK, "512x768x1024": WRONG},
+            "hard-coded",
+        ),
+        (
+            {"48x1x80": WRONG, "17x33x65": WRONG, "31x1024x33": OK, "512x768x1024": OK},
+            "partial tile along K",
+        ),
+        ({"17x32x65": WRONG, "32x32x32": OK, "512x768x1024": OK}, "multiple of the block's tile"),
+        # the ex1 stub: square-only, and out of bounds on a square smaller than a tile
+        (
+            {"1x1x1": WRONG, "17x33x65": WRONG, "64x64x64": OK, "1024x1024x1024": OK},
+            "square shapes (64x64x64, 1024x1024x1024)",
+        ),
+        # a loop of 1024 / TILE_SIZE steps, or K's tiles counted from max(M, N)
+        (
+            {"31x1024x33": OK, "33x2049x47": WRONG, "1100x7x1030": OK, "1024x1024x1024": OK},
+            "K is over 1024 (33x2049x47)",
+        ),
+    ],
+)
+def test_cross_case_hints_name_the_pattern(
+    verdicts: dict[str, tuple[str, tuple[str, ...]]], expected: str
+) -> None:
+    hints = cross_case_hints(_case_results(verdicts), 16, LAUNCH)
+    assert len(hints) == 1 and expected in hints[0]
+
+
+def test_no_hint_when_everything_passes_or_nans_explain_it() -> None:
+    assert cross_case_hints(_case_results({"1x1x1": OK, "17x33x65": OK}), 16, LAUNCH) == []
+    nan = ("failed", ("nan",))
+    hints = cross_case_hints(
+        _case_results({"48x1x80": nan, "17x33x65": nan, "512x768x1024": OK}), 16, LAUNCH
+    )
+    assert not any("partial tile along K" in h for h in hints)
+
+
+def test_a_tiny_shape_passing_alone_is_not_called_hard_coded() -> None:
+    verdicts = {"1x1x1": OK, "17x33x65": WRONG, "512x768x1024": WRONG, "1024x1024x1024": WRONG}
+    assert not any("hard-coded" in h for h in cross_case_hints(_case_results(verdicts), 16, LAUNCH))
+
+
+def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_coded() -> None:
+    hint = ignored_tile_size_hint(
+        {
+            "TILE_SIZE=8": _results("passed", "failed"),
+            "TILE_SIZE=16": _results("failed", "failed"),
+            "TILE_SIZE=32": _results("passed", "passed"),
+        }
+    )
+    assert hint is not None
+    assert hint.startswith(
+        "Passes at TILE_SIZE=32 only (fails at TILE_SIZE=8, TILE_SIZE=16): is the tile size "
+        "hard-coded instead of TILE_SIZE?"
+    )
+    assert ignored_tile_size_hint({"": _results("passed", "failed")}) is None
+    every = {"TILE_SIZE=8": _results("failed"), "TILE_SIZE=32": _results("failed")}
+    assert ignored_tile_size_hint(every) is None

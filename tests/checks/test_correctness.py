@@ -8,13 +8,11 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-import pytest
 
 from grader.backends.base import GemmLaunch, GemmOutput
-from grader.checks.case_hints import cross_case_hints
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.results import CheckResult, DeviceInfo
-from grader.spec import CaseSpec, ExerciseSpec, Shape, load_spec
+from grader.spec import CaseSpec, ExerciseSpec, load_spec
 from tests.conftest import ROOT
 
 F32 = npt.NDArray[np.float32]
@@ -172,63 +170,6 @@ def test_a_wrong_second_launch_fails_a_repeated_case() -> None:
     assert result.status == "failed" and "(launch 2 of 2)" in result.message
 
 
-def _results(verdicts: dict[str, tuple[str, tuple[str, ...]]]) -> list[tuple[Shape, CheckResult]]:
-    out = []
-    for shape, (status, symptoms) in verdicts.items():
-        dims = CaseSpec(shape=shape).dims
-        out.append((dims, CheckResult(f"c {shape}", "correctness", status, 0, 1, "", symptoms)))  # type: ignore[arg-type]
-    return out
-
-
-LAUNCH = SPEC.launch
-WRONG = ("failed", ("everywhere",))
-OK = ("passed", ())
-
-
-@pytest.mark.parametrize(
-    ("verdicts", "expected"),
-    [
-        (
-            {"1x1x1": OK, "17x33x65": WRONG, "1024x1024x1024": OK, "512x768x1024": WRONG},
-            "square shapes",
-        ),
-        (
-            {"1x1x1": WRONG, "17x33x65": WRONG, "1024x1024x1024": OK, "512x768x1024": WRONG},
-            "hard-coded",
-        ),
-        (
-            {"48x1x80": WRONG, "17x33x65": WRONG, "31x1024x33": OK, "512x768x1024": OK},
-            "partial tile along K",
-        ),
-        ({"17x32x65": WRONG, "32x32x32": OK, "512x768x1024": OK}, "multiple of the block's tile"),
-        # the ex1 stub: square-only, and out of bounds on a square smaller than a tile
-        (
-            {"1x1x1": WRONG, "17x33x65": WRONG, "64x64x64": OK, "1024x1024x1024": OK},
-            "square shapes (64x64x64, 1024x1024x1024)",
-        ),
-        # a loop of 1024 / TILE_SIZE steps, or K's tiles counted from max(M, N)
-        (
-            {"31x1024x33": OK, "33x2049x47": WRONG, "1100x7x1030": OK, "1024x1024x1024": OK},
-            "K is over 1024 (33x2049x47)",
-        ),
-    ],
-)
-def test_cross_case_hints_name_the_pattern(
-    verdicts: dict[str, tuple[str, tuple[str, ...]]], expected: str
-) -> None:
-    hints = cross_case_hints(_results(verdicts), 16, LAUNCH)
-    assert len(hints) == 1 and expected in hints[0]
-
-
-def test_no_hint_when_everything_passes_or_nans_explain_it() -> None:
-    assert cross_case_hints(_results({"1x1x1": OK, "17x33x65": OK}), 16, LAUNCH) == []
-    nan = ("failed", ("nan",))
-    hints = cross_case_hints(
-        _results({"48x1x80": nan, "17x33x65": nan, "512x768x1024": OK}), 16, LAUNCH
-    )
-    assert not any("partial tile along K" in h for h in hints)
-
-
 def test_nan_everywhere_from_reads_outside_the_inputs_is_not_called_plus_equals() -> None:
     def overread_everywhere(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, i: int) -> None:
         am, bm = _matrices(a, b, o, m, k, n)
@@ -247,11 +188,6 @@ def test_a_kernel_wrong_only_in_the_second_row_of_a_small_shape_is_not_boundary(
     ex4 = load_spec(ROOT / "exercises/ex4-register-tiling/spec.yaml")
     result = _check(second_half_rows, "17x33x65", spec=ex4)
     assert "boundary" not in result.symptoms
-
-
-def test_a_tiny_shape_passing_alone_is_not_called_hard_coded() -> None:
-    verdicts = {"1x1x1": OK, "17x33x65": WRONG, "512x768x1024": WRONG, "1024x1024x1024": WRONG}
-    assert not any("hard-coded" in h for h in cross_case_hints(_results(verdicts), 16, LAUNCH))
 
 
 def test_nan_from_shared_memory_read_before_it_was_written_is_not_called_plus_equals() -> None:
@@ -292,26 +228,3 @@ def test_a_race_that_also_reads_outside_the_inputs_is_still_called_a_race() -> N
     result = _check(racy_overread, "20x30x40", repeat=2)
     assert result.symptoms[0] == "race" and "nan" in result.symptoms
     assert "threads race" in result.message and "reads outside A or B" in result.message
-
-
-def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_coded() -> None:
-    from grader.checks.case_hints import ignored_tile_size_hint
-
-    def results(*statuses: str) -> list[CheckResult]:
-        return [CheckResult(f"c{i}", "correctness", s, 0, 1, "") for i, s in enumerate(statuses)]  # type: ignore[arg-type]
-
-    hint = ignored_tile_size_hint(
-        {
-            "TILE_SIZE=8": results("passed", "failed"),
-            "TILE_SIZE=16": results("failed", "failed"),
-            "TILE_SIZE=32": results("passed", "passed"),
-        }
-    )
-    assert hint is not None
-    assert hint.startswith(
-        "Passes at TILE_SIZE=32 only (fails at TILE_SIZE=8, TILE_SIZE=16): is the tile size "
-        "hard-coded instead of TILE_SIZE?"
-    )
-    assert ignored_tile_size_hint({"": results("passed", "failed")}) is None
-    every = {"TILE_SIZE=8": results("failed"), "TILE_SIZE=32": results("failed")}
-    assert ignored_tile_size_hint(every) is None
