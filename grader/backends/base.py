@@ -21,6 +21,11 @@ FloatArray = npt.NDArray[np.float32]
 DoubleArray = npt.NDArray[np.float64]
 
 
+class UnsupportedKernelError(Exception):
+    """The kernel uses something this backend cannot run faithfully (the CPU emulator refuses
+    such constructs rather than mis-run them); the message names it and its line."""
+
+
 class KernelRuntimeError(Exception):
     """The kernel failed on the device (illegal address, launch failure, ...): the text says how.
 

@@ -20,10 +20,10 @@ from grader.backends.base import (
     GemmOutput,
     KernelRuntimeError,
     Preparation,
+    UnsupportedKernelError,
 )
 from grader.backends.compiler import CompiledKernel
 from grader.backends.cpu_build import Build, Program, build
-from grader.backends.cpu_build import UnsupportedKernelError as UnsupportedKernelError
 from grader.backends.cpu_failures import explain_failure, killed_by
 from grader.backends.cpu_session import ProgramEndedError, Session
 from grader.backends.cpu_unsupported import unsupported_constructs

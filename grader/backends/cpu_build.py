@@ -27,6 +27,7 @@ from pathlib import Path
 
 from grader import program_cache, sandbox
 from grader.backends import cpu_symbols
+from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unsupported import unsupported_constructs
@@ -43,10 +44,6 @@ _BUILD_FORMAT = "7: NVRTC's view, proven by PTX; NVRTC's symbol; one process; sy
 _EXTERN_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
 )
-
-
-class UnsupportedKernelError(Exception):
-    """The kernel uses something the CPU backend cannot run; the message names it and its line."""
 
 
 @dataclass(frozen=True)

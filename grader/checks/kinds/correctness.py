@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
-from grader.backends.base import Backend, KernelRuntimeError
+from grader.backends.base import Backend, KernelRuntimeError, UnsupportedKernelError
 from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
-from grader.backends.cpu import UnsupportedKernelError
 from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
 from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
 from grader.checks.correctness import CorrectnessCase, run_case
