@@ -12,11 +12,9 @@ name, the defines, the runtime's files, the flags, the compiler's version), neve
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -30,20 +28,25 @@ from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
+from grader.backends.cpu_unit import (
+    BUILD_TIMEOUT_S,
+    HARNESS,
+    HEADER,
+    PRELUDE,
+    RUNTIME_DIR,
+    baseline_symbols,
+    build_flags,
+    build_macros,
+    symbols_command,
+    unit_text,
+)
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
-HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
-HARNESS = RUNTIME_DIR / "harness_main.hpp"
-BUILD_TIMEOUT_S = 180
 """Per g++ run; the two builds run side by side."""
 _BUILD_FORMAT = "7: NVRTC's view, proven by PTX; NVRTC's symbol; one process; symbols read"
 """Part of every cached program's key: raise it when how programs are built changes."""
-_EXTERN_SHARED = re.compile(
-    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
-)
 
 
 @dataclass(frozen=True)
@@ -61,55 +64,6 @@ class Build:
     seconds: float
     cached: bool
     """True when both programs came from the cache (nothing was compiled)."""
-
-
-def build_flags(checked: bool) -> list[str]:
-    common = [
-        "-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread",
-        "-fkeep-static-functions", "-fkeep-inline-functions",
-    ]  # fmt: skip
-    if checked:
-        return [
-            *common,
-            "-O1",
-            "-fno-omit-frame-pointer",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=undefined",
-        ]
-    return [*common, "-O2"]
-
-
-PRELUDE = '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
-"""What the unit holds before the student's code: the runtime, and what the harness needs."""
-
-
-@functools.cache
-def build_macros() -> frozenset[str]:
-    """Every macro name defined where the CPU build compiles the student's code: g++'s own, its
-    library's and the runtime's, in both builds (the sanitizers define a few more)."""
-    names: set[str] = set()
-    for checked in (False, True):
-        done = subprocess.run(
-            ["g++", *build_flags(checked), "-I", str(RUNTIME_DIR), "-dM", "-E", "-x", "c++", "-"],
-            input=PRELUDE,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        names.update(line.split()[1].split("(")[0] for line in done.stdout.splitlines() if line)
-    return frozenset(names)
-
-
-def translate(text: str) -> str:
-    """`extern __shared__ T name[];` becomes a pointer to the launch's dynamic shared buffer
-    (same line, so line numbers are unchanged)."""
-    return _EXTERN_SHARED.sub(
-        lambda m: (
-            f"{m.group(1)} *const {m.group(2)} = "
-            f"reinterpret_cast<{m.group(1)} *>(::gg::dynamic_shared());"
-        ),
-        text,
-    )
 
 
 def build_error(stderr: str, display_name: str) -> str:
@@ -142,52 +96,6 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
-BASELINE = KernelSource(
-    "__global__ void gg_baseline(const float *A, const float *B, float *C, int M, int K, int N)"
-    " {}\n",
-    "baseline.cu",
-)
-_BASELINE_SYMBOL = "_Z11gg_baselinePKfS0_Pfiii"
-
-
-def _unit_text(text: str, symbol: str) -> str:
-    return (
-        PRELUDE
-        + translate(text)
-        + '\n#line 1 "grader-harness"\n'
-        + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
-        + f' __asm__("{symbol}");\n'
-        + '#include "harness_main.hpp"\n'
-    )
-
-
-def _symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
-    """The unit compiled without optimisation, to read what it defines: every function it uses
-    is kept out of line there, however small (an optimised build inlines and drops them)."""
-    return [
-        "g++", *build_flags(False), "-O0", "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c",
-        str(unit), "-o", str(output),
-    ]  # fmt: skip
-
-
-@functools.cache
-def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
-    """What the runtime and harness bring to a unit around an empty kernel, against which a
-    student's unit is read (once per process; `toolchain` keys it)."""
-    with sandbox.private_workdir("grader-baseline-") as work:
-        unit = work / "unit.cpp"
-        unit.write_text(_unit_text(BASELINE.text, _BASELINE_SYMBOL))
-        runtime = work / "runtime"
-        shutil.copytree(RUNTIME_DIR, runtime)
-        output = work / "symbols.o"
-        done = sandbox.run(
-            _symbols_command(unit, runtime, output), work, timeout=BUILD_TIMEOUT_S, writable=True
-        )
-        if done.returncode != 0:
-            raise UnsupportedKernelError(f"the CPU runtime does not build: {done.stderr[-500:]}")
-        return cpu_symbols.read(output)
-
-
 def build(
     source: KernelSource,
     defines: Mapping[str, int],
@@ -210,7 +118,7 @@ def build(
     with sandbox.private_workdir("grader-build-") as work:
         text = _nvrtc_view(source, defines, work)
         unit = work / "unit.cpp"
-        unit.write_text(_unit_text(text, symbol))
+        unit.write_text(unit_text(text, symbol))
         baseline = baseline_symbols(toolchain)
         todo = [p for p in wanted if not p.path.is_file()]
         _compile(unit, todo, source.display_name, baseline)
@@ -258,7 +166,7 @@ def _compile(
     symbols = unit.parent / "symbols.o"
     try:
         process = sandbox.popen(
-            _symbols_command(unit, runtime, symbols), unit.parent, writable=True, memory=False,
+            symbols_command(unit, runtime, symbols), unit.parent, writable=True, memory=False,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
         )  # fmt: skip
         running.append((None, symbols, process))

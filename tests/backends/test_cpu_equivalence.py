@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.backends.cpu_build import build_macros
 from grader.backends.cpu_equivalence import NotSameProgramError, prove_same_program
+from grader.backends.cpu_unit import build_macros
 from grader.source import KernelSource
 
 try:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.backends.cpu_build import UnsupportedKernelError, build
+from grader.backends.cpu_build import build
 from grader.backends.cpu_symbols import base_name
 from grader.source import KernelSource
 

@@ -1,0 +1,121 @@
+"""The translation unit g++ compiles for the CPU backend: the CPU runtime, the student's code
+(with `extern __shared__` arrays translated), and the harness that calls the kernel by the symbol
+NVRTC gave it; the flags of its two builds; and what the unit around an empty kernel defines,
+against which a student's unit is read (cpu_symbols)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from grader import sandbox
+from grader.backends import cpu_symbols
+from grader.backends.base import UnsupportedKernelError
+from grader.source import KernelSource
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
+HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
+HARNESS = RUNTIME_DIR / "harness_main.hpp"
+BUILD_TIMEOUT_S = 180
+
+_EXTERN_SHARED = re.compile(
+    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
+)
+
+
+def build_flags(checked: bool) -> list[str]:
+    common = [
+        "-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread",
+        "-fkeep-static-functions", "-fkeep-inline-functions",
+    ]  # fmt: skip
+    if checked:
+        return [
+            *common,
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ]
+    return [*common, "-O2"]
+
+
+PRELUDE = '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
+"""What the unit holds before the student's code: the runtime, and what the harness needs."""
+
+
+@functools.cache
+def build_macros() -> frozenset[str]:
+    """Every macro name defined where the CPU build compiles the student's code: g++'s own, its
+    library's and the runtime's, in both builds (the sanitizers define a few more)."""
+    names: set[str] = set()
+    for checked in (False, True):
+        done = subprocess.run(
+            ["g++", *build_flags(checked), "-I", str(RUNTIME_DIR), "-dM", "-E", "-x", "c++", "-"],
+            input=PRELUDE,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        names.update(line.split()[1].split("(")[0] for line in done.stdout.splitlines() if line)
+    return frozenset(names)
+
+
+def translate(text: str) -> str:
+    """`extern __shared__ T name[];` becomes a pointer to the launch's dynamic shared buffer
+    (same line, so line numbers are unchanged)."""
+    return _EXTERN_SHARED.sub(
+        lambda m: (
+            f"{m.group(1)} *const {m.group(2)} = "
+            f"reinterpret_cast<{m.group(1)} *>(::gg::dynamic_shared());"
+        ),
+        text,
+    )
+
+
+BASELINE = KernelSource(
+    "__global__ void gg_baseline(const float *A, const float *B, float *C, int M, int K, int N)"
+    " {}\n",
+    "baseline.cu",
+)
+_BASELINE_SYMBOL = "_Z11gg_baselinePKfS0_Pfiii"
+
+
+def unit_text(text: str, symbol: str) -> str:
+    return (
+        PRELUDE
+        + translate(text)
+        + '\n#line 1 "grader-harness"\n'
+        + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
+        + f' __asm__("{symbol}");\n'
+        + '#include "harness_main.hpp"\n'
+    )
+
+
+def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
+    """The unit compiled without optimisation, to read what it defines: every function it uses
+    is kept out of line there, however small (an optimised build inlines and drops them)."""
+    return [
+        "g++", *build_flags(False), "-O0", "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c",
+        str(unit), "-o", str(output),
+    ]  # fmt: skip
+
+
+@functools.cache
+def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
+    """What the runtime and harness bring to a unit around an empty kernel, against which a
+    student's unit is read (once per process; `toolchain` keys it)."""
+    with sandbox.private_workdir("grader-baseline-") as work:
+        unit = work / "unit.cpp"
+        unit.write_text(unit_text(BASELINE.text, _BASELINE_SYMBOL))
+        runtime = work / "runtime"
+        shutil.copytree(RUNTIME_DIR, runtime)
+        output = work / "symbols.o"
+        done = sandbox.run(
+            symbols_command(unit, runtime, output), work, timeout=BUILD_TIMEOUT_S, writable=True
+        )
+        if done.returncode != 0:
+            raise UnsupportedKernelError(f"the CPU runtime does not build: {done.stderr[-500:]}")
+        return cpu_symbols.read(output)
