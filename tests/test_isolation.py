@@ -58,6 +58,7 @@ def fake_worker(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker: Path) -> None:
     start = time.monotonic()
     device, results, _ = run_isolated(JOB, PLANNED, 1.0, [sys.executable, str(fake_worker), "hang"])
@@ -70,6 +71,7 @@ def test_a_hang_fails_that_check_after_the_limit_and_skips_the_rest(fake_worker:
     assert device.name == "fake"
 
 
+@pytest.mark.slow
 def test_a_compile_that_never_ends_is_named_as_such(fake_worker: Path) -> None:
     planned = [*PLANNED[:2], PlannedCheck("check 2", "compile", 1.0), PLANNED[3]]
     _, results, _ = run_isolated(JOB, planned, 1.0, [sys.executable, str(fake_worker), "hang"])
@@ -171,6 +173,7 @@ def _wait_for_exits(pids: list[int], seconds: float) -> list[int]:
             os.close(fd)
 
 
+@pytest.mark.slow
 def test_a_grading_child_and_its_kernel_die_with_a_killed_grader() -> None:
     """kill -9 of `grader check` (or of a batch) must not leave a hanging kernel running."""
     kernel = ROOT / "solutions/ex1-non-square/wrong/endless_loop.cu"

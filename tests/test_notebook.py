@@ -54,6 +54,7 @@ def test_unusable_notebooks_get_one_line(tmp_path: Path, content: str | None, me
         kernel_from_notebook(path, "ex4")
 
 
+@pytest.mark.slow
 def test_grader_check_grades_a_notebook(tmp_path: Path) -> None:
     path = _notebook(
         tmp_path / "work.ipynb", (SOLUTION.replace("float c00", "float c00x"), ["grader:ex4"])

@@ -108,6 +108,7 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+@pytest.mark.slow
 def test_gradescopes_anchors_are_read_but_an_alias_bomb_is_refused_in_one_line(
     tmp_path: Path,
 ) -> None:
@@ -145,6 +146,7 @@ def test_oversized_or_linked_gradescope_metadata_is_refused(tmp_path: Path) -> N
         read_export(linked)
 
 
+@pytest.mark.slow
 def test_deep_answers_in_grader_check_are_one_line_in_the_report(tmp_path: Path) -> None:
     kernel = tmp_path / "kernel.cu"
     shutil.copy(ROOT / "solutions/ex2-tile-sweep/kernel.cu", kernel)

@@ -21,9 +21,11 @@ try:
 except CpuUnavailableError as exc:
     NO_TOOLCHAIN = str(exc)
 
-pytestmark = pytest.mark.skipif(
-    bool(NO_TOOLCHAIN), reason=f"CPU backend unavailable: {NO_TOOLCHAIN}"
-)
+# each test builds a kernel with g++ and grades it on the CPU backend
+pytestmark = [
+    pytest.mark.skipif(bool(NO_TOOLCHAIN), reason=f"CPU backend unavailable: {NO_TOOLCHAIN}"),
+    pytest.mark.slow,
+]
 
 SMALL_CASES = """  cases:
     - {shape: 1x1x1}

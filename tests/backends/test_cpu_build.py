@@ -103,6 +103,7 @@ def small_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_cpu_runs_the_function_nvrtc_compiled_not_one_a_macro_renames(
     small_course: Path,
 ) -> None:
@@ -121,6 +122,7 @@ def test_the_cpu_runs_the_function_nvrtc_compiled_not_one_a_macro_renames(
     assert case.status == "failed" and "C was never written" in case.message
 
 
+@pytest.mark.slow
 def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
     small_course: Path, tmp_path: Path
 ) -> None:

@@ -34,6 +34,7 @@ def _build(prefix: str) -> str:
     return str(refused.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "spelling",
     [
@@ -48,6 +49,7 @@ def test_a_constructor_however_spelled_is_refused_from_the_program(spelling: str
     assert "kernel.cu: code that runs before or after the kernel (.init_array" in message
 
 
+@pytest.mark.slow
 def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused() -> None:
     # g++ prefers it to the C library's write() for the harness's own call; NVRTC never
     # instantiates it

@@ -17,6 +17,9 @@ import pytest
 
 from tests.conftest import ROOT, run_grader
 
+# each test runs `grader batch` (most several times) on real submissions
+pytestmark = pytest.mark.slow
+
 EX4 = ROOT / "solutions/ex4-register-tiling"
 KERNELS = {
     "alice": EX4 / "kernel.cu",

@@ -196,6 +196,7 @@ def hostile_batch(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_reason(
     hostile_batch: Path, tmp_path: Path
 ) -> None:

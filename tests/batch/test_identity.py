@@ -9,8 +9,13 @@ import csv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.batch.exports import FORMULAS, GOOD, WRONG, write_export
 from tests.conftest import run_grader
+
+# each test runs `grader batch` on an export
+pytestmark = pytest.mark.slow
 
 
 def _csv(path: Path) -> list[list[str]]:

@@ -30,6 +30,7 @@ def _contend(out: Path, kind: str, processes: int = 4) -> Path:
     return out / "lanes/gpu0/timing.log"
 
 
+@pytest.mark.slow
 def test_timed_sections_on_one_lane_never_overlap(tmp_path: Path) -> None:
     log = _contend(tmp_path, "exclusive")
     assert len(log.read_text().splitlines()) == 8  # 4 starts, 4 ends
@@ -42,6 +43,7 @@ def test_the_overlap_check_can_fail(tmp_path: Path) -> None:
     assert overlaps(log) == ["12 started at 1.1 while ['11'] timed"]
 
 
+@pytest.mark.slow
 def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
     submissions = tmp_path / "submissions"
     for student in ("a", "b", "c"):
@@ -73,6 +75,7 @@ def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--gpus expects distinct GPU numbers" in bad.stderr
 
 
+@pytest.mark.slow
 def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path: Path) -> None:
     """Another grading times on the lane for longer than a check's limit (5 s): the waiting
     grading must not be failed for a timeout it did not cause."""

@@ -78,6 +78,7 @@ def test_a_full_disk_stops_recording_with_one_line_and_keeps_every_recorded_resu
     assert all(json.loads(text)["checks"][0]["name"] for _, text in rows)  # every row whole
 
 
+@pytest.mark.slow
 def test_a_batch_on_a_full_disk_says_so_in_one_line(small_disk: Path, tmp_path: Path) -> None:
     submissions = tmp_path / "submissions"
     (submissions / "alice").mkdir(parents=True)

@@ -7,11 +7,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from grader.batch.unzip import extract
 from grader.errors import GraderError
 from tests.batch.zips import GOOD, write_zip
 
 
+@pytest.mark.slow
 def test_corrupting_any_bytes_of_a_zip_gives_a_verdict_or_one_line(tmp_path: Path) -> None:
     original = write_zip(
         tmp_path / "good.zip", {"ex4/kernel.cu": GOOD, "ex4/answers.yaml": b"a: 1"}

@@ -8,6 +8,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,9 @@ from grader.course import load_course
 from grader.errors import GraderError
 from grader.spec import load_spec
 from tests.conftest import ROOT
+
+# integration: hundreds of generated files per test
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

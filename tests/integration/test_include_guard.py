@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from grader.source import KernelSource, find_refusals
 from tests.conftest import nvrtc_log
 
+# integration: every source goes to g++ and NVRTC
+pytestmark = pytest.mark.slow
+
 MARKER = "FILE_WAS_READ"
 NOISE = [
     "\n", "\\\n", "\\ \n", "\r", "\r\n", "/*", "*/", "//", '"', "'", "\\", "1'0", "x", 'R"(',

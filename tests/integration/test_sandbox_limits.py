@@ -24,9 +24,11 @@ from grader.job import Job
 from grader.sandbox import PROCESSES
 from tests.conftest import ROOT
 
+# integration: a probe built with g++, then whole gradings
 pytestmark = [
     pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++"),
     pytest.mark.skipif(os.geteuid() != 0, reason="limits per sandbox user need root (as in CI)"),
+    pytest.mark.slow,
 ]
 
 PROBE = r"""

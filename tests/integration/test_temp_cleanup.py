@@ -20,9 +20,13 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.skipif(
-    subprocess.run(["which", "g++"], capture_output=True).returncode != 0, reason="needs g++"
-)
+# integration: gradings killed at random moments
+pytestmark = [
+    pytest.mark.skipif(
+        subprocess.run(["which", "g++"], capture_output=True).returncode != 0, reason="needs g++"
+    ),
+    pytest.mark.slow,
+]
 
 KERNEL = ROOT / "solutions/ex1-non-square/kernel.cu"
 
@@ -68,7 +72,6 @@ def _left(area: Path) -> list[str]:
     return sorted(p.name for p in area.iterdir())
 
 
-@pytest.mark.slow
 def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path) -> None:
     pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
     for attempt in range(3):
@@ -83,7 +86,6 @@ def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path)
         assert _left(area) == [], f"killed after {delay:.2f} s: {_left(area)}"
 
 
-@pytest.mark.slow
 def test_what_a_killed_grader_leaves_the_next_one_removes(tmp_path: Path) -> None:
     pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
     area = tmp_path / "area"
