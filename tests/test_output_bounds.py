@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.report import render_markdown, render_terminal
+from grader.report.markdown import render_markdown
+from grader.report.terminal import render_terminal
 from grader.results import CheckResult, DeviceInfo, Report
 from grader.text_bounds import MAX_CHARS, MAX_HINTS, MAX_LINES, bounded, printable
 from tests.conftest import ROOT, run_grader

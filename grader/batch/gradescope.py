@@ -1,57 +1,17 @@
-"""Gradescope: results.json in the form its autograder specification asks for (a test per check
-with score, max_score, status, output and visibility; a leaderboard where GFLOP/s were measured),
-and the autograder package (setup.sh, run_autograder, the course without its solutions)."""
+"""Gradescope's autograder package (setup.sh, run_autograder, the course without its solutions)
+and the student release of the course, written to disk. Gradescope's results.json is rendered by
+grader/report/gradescope.py."""
 
 from __future__ import annotations
 
+import shutil
 import stat
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from grader.results import Report
-
-SEPARATELY = (
-    "graded separately: timing needs a GPU, which Gradescope's machines lack; your instructor "
-    "runs it on a GPU and imports the scores"
-)
 COURSE_PARTS = ("grader", "exercises", "reference", "course.yaml", "pyproject.toml", "README.md")
-
-
-def results_json(reports: Sequence[Report]) -> dict[str, Any]:
-    tests: list[dict[str, Any]] = []
-    leaderboard: list[dict[str, Any]] = []
-    for report in reports:
-        for check in report.checks:
-            gpu_only = check.status == "skipped" and check.message.startswith("needs a GPU")
-            test = {
-                "name": f"{report.exercise}: {check.name}",
-                "score": check.score,
-                "max_score": 0.0 if gpu_only else check.max_score,
-                "status": "passed" if check.status == "passed" else "failed",
-                "output": SEPARATELY if gpu_only else check.message,
-                "visibility": "visible",
-            }
-            tests.append(test)
-            if "student_gflops" in check.figures:
-                leaderboard.append(
-                    {
-                        "name": f"{report.exercise} GFLOP/s",
-                        "value": check.figures["student_gflops"],
-                        "order": "desc",
-                    }
-                )
-    result: dict[str, Any] = {
-        "score": round(sum(t["score"] for t in tests), 2),
-        "output": "Graded on " + ", ".join(sorted({str(r.device) for r in reports})),
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": tests,
-    }
-    if leaderboard:
-        result["leaderboard"] = leaderboard
-    return result
+"""What the autograder package and the student release hold of the course (never solutions/)."""
 
 
 SETUP = """#!/usr/bin/env bash
@@ -91,3 +51,15 @@ def write_package(course_root: Path, target: Path, exercise_ids: Sequence[str]) 
                 if "__pycache__" in relative.parts:
                     continue
                 zipped.write(file, str(relative))
+
+
+def write_release(course_root: Path, target: Path) -> None:
+    """A student copy of the course in `target` (new or empty): everything but solutions/."""
+    target.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in (*COURSE_PARTS, "bin", "docs"):
+        source = course_root / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, ignore=ignore)
+        elif source.is_file():
+            shutil.copy2(source, target / part)

@@ -1,8 +1,11 @@
-"""One module per command; each a typed function returning an exit code."""
+"""One module per command, each a typed function of keyword arguments returning an exit code;
+`dispatch` calls the one of the command parsed, with the course it works on. No command imports
+another, and nothing imports a command but this dispatch."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from grader.course import Course, load_course
@@ -30,68 +33,138 @@ def open_course(explicit: Path | None) -> Course:
     return load_course(find_course_root(explicit))
 
 
+# Each command module is imported only when its command runs: `grader list` does not pay for
+# the batch's imports, nor `grader check` for matplotlib's until it draws.
+
+
+def _list(args: argparse.Namespace) -> int:
+    from grader.commands import list_exercises
+
+    return list_exercises.run(course=open_course(args.course))
+
+
+def _check(args: argparse.Namespace) -> int:
+    from grader.commands import check
+
+    return check.run(
+        course=open_course(args.course),
+        exercise=args.exercise,
+        file=args.file,
+        seed=args.seed,
+        as_json=args.json,
+        backend=args.backend,
+        benchmark_json=args.benchmark_json,
+    )
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from grader.commands import validate
+
+    return validate.run(
+        course=open_course(args.course),
+        exercises=args.exercises,
+        seed=args.seed,
+        as_json=args.json,
+        backend=args.backend,
+        jobs=args.jobs,
+    )
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from grader.commands import calibrate
+
+    return calibrate.run(
+        course=open_course(args.course), keys=args.exercises, runs=args.runs, write=args.write
+    )
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from grader.commands import batch
+
+    return batch.run(
+        course=open_course(args.course),
+        submissions=args.submissions,
+        out=args.out,
+        exercises=args.exercise,
+        jobs=args.jobs,
+        backend=args.backend,
+        resume=args.resume,
+        students=args.student,
+        seed=args.seed,
+        gpus=args.gpus,
+        unsafe_no_sandbox=args.unsafe_no_sandbox,
+    )
+
+
+def _gradescope(args: argparse.Namespace) -> int:
+    from grader.commands import gradescope
+
+    return gradescope.run(
+        course=open_course(args.course),
+        exercises=args.exercise,
+        submission=args.submission,
+        results=args.results,
+    )
+
+
+def _gradescope_package(args: argparse.Namespace) -> int:
+    from grader.commands import gradescope_package
+
+    return gradescope_package.run(
+        course=open_course(args.course), exercises=args.exercise, target=args.target
+    )
+
+
+def _release(args: argparse.Namespace) -> int:
+    from grader.commands import release
+
+    return release.run(course=open_course(args.course), target=args.target)
+
+
+def _profile(args: argparse.Namespace) -> int:
+    from grader.commands import profile
+
+    return profile.run(course=open_course(args.course), exercise=args.exercise, file=args.file)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from grader.commands import doctor
+
+    return doctor.run()
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from grader.commands import cache
+
+    return cache.run(clear=args.action == "clear")
+
+
+def _spec_docs(args: argparse.Namespace) -> int:
+    from grader.commands import spec_docs
+
+    return spec_docs.run()
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "list": _list,
+    "check": _check,
+    "validate": _validate,
+    "calibrate": _calibrate,
+    "batch": _batch,
+    "gradescope": _gradescope,
+    "gradescope-package": _gradescope_package,
+    "release": _release,
+    "profile": _profile,
+    "doctor": _doctor,
+    "cache": _cache,
+    "spec-docs": _spec_docs,
+}
+"""Each command's name -> what calls its function with the parsed options, by name."""
+
+
 def dispatch(args: argparse.Namespace) -> int:
-    from grader.commands import check, doctor, list_exercises, validate
-
-    course_dir: Path | None = args.course
-    if args.command == "list":
-        return list_exercises.run(open_course(course_dir))
-    if args.command == "check":
-        return check.run(
-            open_course(course_dir),
-            args.exercise,
-            args.file,
-            args.seed,
-            args.json,
-            args.backend,
-            args.benchmark_json,
-        )
-    if args.command == "calibrate":
-        from grader.commands import calibrate
-
-        return calibrate.run(open_course(course_dir), args.exercises, args.runs, args.write)
-    if args.command == "validate":
-        return validate.run(
-            open_course(course_dir), args.exercises, args.seed, args.json, args.backend, args.jobs
-        )
-    if args.command == "profile":
-        from grader.commands import profile
-
-        return profile.run(open_course(course_dir), args.exercise, args.file)
-    if args.command == "doctor":
-        return doctor.run()
-    if args.command == "cache":
-        from grader.commands import cache
-
-        return cache.run(args.action == "clear")
-    if args.command == "batch":
-        from grader.commands import batch
-
-        return batch.run(
-            open_course(course_dir),
-            args.submissions,
-            args.out,
-            args.exercise,
-            args.jobs,
-            args.backend,
-            args.resume,
-            args.student,
-            args.seed,
-            args.gpus,
-            args.unsafe_no_sandbox,
-        )
-    if args.command in ("gradescope", "gradescope-package", "release"):
-        from grader.commands import gradescope
-
-        course = open_course(course_dir)
-        if args.command == "gradescope":
-            return gradescope.run(course, args.exercise, args.submission, args.results)
-        if args.command == "gradescope-package":
-            return gradescope.package(course, args.exercise, args.target)
-        return gradescope.release(course, args.target)
-    if args.command == "spec-docs":
-        from grader.spec_docs import render
-
-        print(render(), end="")
-        return 0
-    raise GraderError(f"unknown command {args.command!r}")
+    """Run the command `args` was parsed for; its exit code."""
+    command = COMMANDS.get(args.command)
+    if command is None:
+        raise GraderError(f"unknown command {args.command!r}")
+    return command(args)

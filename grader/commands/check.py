@@ -1,3 +1,6 @@
+"""`grader check EX`: grade one kernel for one exercise and show the report (or its JSON); write
+the sweep chart next to the kernel and, with --benchmark-json, the timing's raw figures."""
+
 from __future__ import annotations
 
 import os
@@ -6,29 +9,27 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
-from rich.text import Text
 
-from grader.chart import sweep_figures, write_sweep_chart
-from grader.course import Course
+from grader.course import Course, Exercise
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import default_answers, grade
 from grader.notebook import kernel_from_notebook
-from grader.report import render_json, render_terminal, report_profile, sweep_table
+from grader.report.chart import write_sweep_chart
+from grader.report.json_text import render_json
+from grader.report.terminal import print_check
+from grader.results import Report
 from grader.sandbox import scope
 from grader.source import read_source
 
 
-def run(
-    course: Course,
-    key: str,
-    file: Path | None,
+def _grade(
+    exercise: Exercise,
+    kernel: Path,
     seed: int | None,
-    as_json: bool,
     backend: str,
-    benchmark_json: Path | None = None,
-) -> int:
-    exercise = course.find(key)
-    kernel = file if file is not None else exercise.stub
+    benchmark_json: Path | None,
+) -> Report:
+    """The report of the kernel (a .cu file or a notebook)."""
     if kernel.suffix == ".ipynb":
         source = kernel_from_notebook(kernel, exercise.id)
     else:
@@ -47,16 +48,26 @@ def run(
         if benchmark_json is not None and kept.is_file():
             benchmark_json.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(kept, benchmark_json)
-    chart = None
-    if sweep_figures(report):
-        chart = write_sweep_chart(report, kernel.parent / f"grader-{exercise.id}-sweep.png")
+    return report
+
+
+def run(
+    *,
+    course: Course,
+    exercise: str,
+    file: Path | None = None,
+    seed: int | None = None,
+    as_json: bool = False,
+    backend: str = "auto",
+    benchmark_json: Path | None = None,
+) -> int:
+    """Exit 0 when the kernel passes, 1 when a check fails."""
+    chosen = course.find(exercise)
+    kernel = file if file is not None else chosen.stub
+    report = _grade(chosen, kernel, seed, backend, benchmark_json)
+    chart = write_sweep_chart(report, kernel.parent / f"grader-{chosen.id}-sweep.png")
     if as_json:
         print(render_json(report))
     else:
-        render_terminal(report, Console())
-        for table in (sweep_table(report), report_profile(report)):
-            if table is not None:
-                Console().print(table)
-        if chart is not None:
-            Console().print(Text(f"sweep chart: {chart}"))  # a path is not markup
+        print_check(report, chart, Console())
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED

@@ -13,7 +13,8 @@ import pytest
 from rich.console import Console
 
 from grader.batch.secret import mixed_seed, submission_seed
-from grader.report import render_markdown, render_terminal
+from grader.report.markdown import render_markdown
+from grader.report.terminal import render_terminal
 from grader.results import CheckResult, DeviceInfo, Report
 from tests.conftest import ROOT, run_grader
 

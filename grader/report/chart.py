@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.report import sweep_rows
+from grader.report.sweep import sweep_figures
 from grader.results import Report
-
-
-def sweep_figures(report: Report) -> dict[int, float]:
-    """GFLOP/s per tile size from a report's sweep timing check ({} when it was not timed)."""
-    return {value: gflops for value, _, gflops in sweep_rows(report)}
 
 
 def write_sweep_chart(report: Report, path: Path) -> Path | None:

@@ -1,0 +1,55 @@
+"""Grading a batch's work, `jobs` at a time over the GPU lanes, each grading in its own child
+processes with its own seed, every result recorded as it comes. One grading that fails never
+stops the batch (--resume retries it); a store that cannot write (a full disk) does."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from grader.batch.discover import Submission
+from grader.batch.run_one import grade_submission
+from grader.batch.secret import mixed_seed
+from grader.batch.store import ResultStore
+from grader.errors import GraderError
+from grader.report.batch_console import BatchConsole
+
+
+def grade_all(
+    todo: Sequence[tuple[Submission, str]],
+    *,
+    store: ResultStore,
+    run_id: str,
+    secret: bytes,
+    seed: int | None,
+    backend: str,
+    lanes: Sequence[dict[str, str]],
+    jobs: int,
+    console: BatchConsole,
+) -> None:
+    """Grade each (submission, digest) of `todo` and record its report in `store`."""
+    with console.progress(len(todo)) as advance, ThreadPoolExecutor(jobs) as pool:
+        futures = {
+            pool.submit(
+                grade_submission,
+                s,
+                mixed_seed(secret, seed, s.student, s.exercise.id, d),
+                backend,
+                lanes[i % len(lanes)],
+            ): (s, d)
+            for i, (s, d) in enumerate(todo)
+        }
+        for future in as_completed(futures):
+            submission, digest = futures[future]
+            try:
+                report = future.result()
+            except Exception as exc:  # one grading never stops the batch; --resume retries it
+                console.not_graded(submission.student, submission.exercise.id, exc)
+            else:
+                try:
+                    store.record(run_id, submission.student, submission.exercise.id, digest, report)
+                except GraderError:  # the disk is full, say: what is recorded stays, stop here
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    store.close()
+                    raise
+            advance()

@@ -1,0 +1,63 @@
+"""What a batch settles before anyone is graded: that the backend asked for can run here and
+that students' native code will be isolated (one line, not an error recorded for every student),
+and the environment of each lane's grading children."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader import sandbox
+from grader.batch.lanes import child_env
+from grader.errors import GraderError
+
+_GPU_PROBE = """
+from grader.backends.gpu import GpuBackend, GpuUnavailableError
+try:
+    GpuBackend()
+except GpuUnavailableError as exc:
+    print(str(exc).splitlines()[0] if str(exc) else "no usable CUDA GPU")
+"""
+
+
+def _gpu_present() -> bool:
+    """Whether an NVIDIA GPU's device files exist (the parent never opens a CUDA context; a child
+    that falls back to the CPU backend still refuses to run without the sandbox)."""
+    return Path("/dev/nvidiactl").exists() or any(Path("/dev").glob("nvidia[0-9]*"))
+
+
+def _gpu_unusable() -> str | None:
+    """Why no GPU is usable here (asked of a child: the parent never opens a CUDA context), or
+    None when one is."""
+    done = subprocess.run(
+        [sys.executable, "-c", _GPU_PROBE], capture_output=True, text=True, timeout=120,
+        check=False, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )  # fmt: skip
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or ["the GPU probe failed"])[-1]
+    return done.stdout.strip() or None
+
+
+def lane_envs(
+    backend: str, hidden: Sequence[Path], out: Path, gpus: Sequence[str], unsafe_no_sandbox: bool
+) -> list[dict[str, str]]:
+    """The environment of each lane's grading children (one lane per GPU, else one), once this
+    machine can grade: --backend gpu needs a usable GPU, and native code on the CPU needs the
+    sandbox, which never shows it the `hidden` paths (submissions, results, solutions)."""
+    if backend == "gpu":
+        why = _gpu_unusable()
+        if why:
+            raise GraderError(f"--backend gpu: not usable here: {why}")
+    on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
+    guarded = {
+        sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
+        sandbox.HIDE_ENV: os.pathsep.join(str(p) for p in hidden),
+    }
+    if on_cpu and not unsafe_no_sandbox:
+        # without bubblewrap, files others can read are one line with the chmod to run
+        sandbox.mode(hidden)
+    # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
+    return [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]

@@ -1,0 +1,19 @@
+"""`grader release DIR`: a student copy of the course, everything but solutions/, into a new or
+empty directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.batch.gradescope import write_release
+from grader.course import Course
+from grader.errors import EXIT_OK, GraderError
+from grader.report.notices import release_written
+
+
+def run(*, course: Course, target: Path) -> int:
+    if target.exists() and any(target.iterdir()):
+        raise GraderError(f"{target} is not empty: choose an empty or new directory")
+    write_release(course.root, target)
+    print(release_written(target))
+    return EXIT_OK

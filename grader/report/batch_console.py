@@ -1,0 +1,52 @@
+"""What `grader batch` says on stderr while it runs: what discovery noticed, how much there is to
+do, a progress bar, gradings that could not be done, the GPU lanes' baselines, where the results
+are. Names and reasons come from students: they are escaped, never read as markup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+
+class BatchConsole:
+    """The batch's messages, on stderr (stdout stays free)."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True)
+
+    def note(self, text: str) -> None:
+        """Something discovery noticed (a layout, a refused entry)."""
+        self.console.print(escape(text), style="dim")
+
+    def plan(self, todo: int, jobs: int, missing: int, refused: int) -> None:
+        self.console.print(
+            f"{todo} grading(s) to do, {jobs} at a time; {missing} missing, "
+            f"{refused} refused (see summary.md)"
+        )
+
+    @contextmanager
+    def progress(self, total: int) -> Iterator[Callable[[], None]]:
+        """A bar over `total` gradings; what it yields moves the bar on by one."""
+        columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=self.console) as progress:
+            task = progress.add_task("grading", total=total)
+            yield lambda: progress.advance(task)
+
+    def not_graded(self, student: str, exercise: str, error: BaseException) -> None:
+        """A grading that raised: the first 300 characters of why, on one line."""
+        why = " ".join(str(error).split())[:300] or type(error).__name__
+        self.console.print(escape(f"{student} ({exercise}): not graded: {why}"), style="red")
+
+    def baseline(self, line: str) -> None:
+        """A GPU lane's baseline timings (yellow where they drifted)."""
+        self.console.print(escape(line), style="yellow" if "drifted" in line else "dim")
+
+    def done(self, out: Path) -> None:
+        self.console.print(
+            escape(f"gradebook: {out / 'gradebook.csv'}; feedback: {out / 'feedback'}")
+        )

@@ -1,0 +1,77 @@
+"""The gradebook and the performance scores as CSV rows (a header and a row per student, or per
+member of a group): the points per exercise, as grader/batch/outputs.py writes them through
+grader/csv_safe.py, so that no name in them runs as a spreadsheet formula."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grader.csv_safe import Cell
+from grader.report.stored import Graded, Person, Roster
+from grader.results import Report
+
+Table = tuple[list[str], list[list[Cell]]]
+"""A CSV's header and rows."""
+
+
+def _rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Person | None]]:
+    """(key, member) for each row: one per member of a group, one per key without a roster."""
+    rows: list[tuple[str, Person | None]] = []
+    for student in students:
+        members = roster.get(student, ())
+        rows += [(student, m) for m in members] if members else [(student, None)]
+    return rows
+
+
+def _cell(points: float | None) -> str:
+    return "" if points is None else f"{points:g}"
+
+
+def gradebook(
+    students: Sequence[str],
+    exercises: Sequence[str],
+    results: Sequence[Graded],
+    roster: Roster | None = None,
+) -> Table:
+    """A row per student (a row per member of each submission, with their SID, e-mail and
+    name, where an export names them): the points per exercise and the total."""
+    roster = roster or {}
+    scores = {(r.student, r.exercise): r.score for r in results}
+    named = any(roster.values())
+    rows: list[list[Cell]] = []
+    for student, member in _rows(students, roster):
+        points = [scores.get((student, e)) for e in exercises]
+        total = sum(p for p in points if p is not None)
+        who: list[Cell] = [student]
+        if named:
+            who += [member.sid, member.email, member.name] if member else ["", "", ""]
+        rows.append([*who, *(_cell(p) for p in points), f"{total:g}"])
+    header = ["submission", "sid", "email", "name"] if named else ["student"]
+    return [*header, *exercises, "total"], rows
+
+
+def performance_scores(
+    students: Sequence[str],
+    exercises: Sequence[str],
+    results: Sequence[Graded],
+    roster: Roster | None = None,
+) -> Table:
+    """The performance checks' points alone, one row per student (per member of a group, by
+    SID, e-mail and name, where an export names them): what a GPU batch run hands to
+    Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out."""
+    roster = roster or {}
+    points: dict[tuple[str, str], float] = {}
+    for result in results:
+        report = Report.from_json(result.report)
+        timed = [c for c in report.checks if c.kind == "performance" and c.status != "skipped"]
+        if timed:
+            points[(result.student, result.exercise)] = sum(c.score for c in timed)
+    named = any(roster.values())
+    rows: list[list[Cell]] = []
+    for student, member in _rows(students, roster):
+        who: list[Cell] = [member.sid, member.email, member.name] if member else [student]
+        if named and not member:
+            who += ["", ""]
+        rows.append([*who, *(_cell(points.get((student, e))) for e in exercises)])
+    header = ["SID", "Email", "Name"] if named else ["SID"]
+    return [*header, *(f"{e} performance" for e in exercises)], rows

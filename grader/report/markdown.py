@@ -1,0 +1,49 @@
+"""A Report as Markdown: the feedback file a batch hands each student, with the same content as
+the terminal report but never the seed (it would tell the inputs of the next grading of the same
+submission). Everything a submission chose is escaped (grader/text_bounds.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grader.report.marks import MARK, points, verdict
+from grader.report.profile import profile_markdown
+from grader.report.sweep import sweep_markdown
+from grader.results import Report
+from grader.text_bounds import markdown_code_block, markdown_code_span, markdown_text
+
+
+def render_markdown(report: Report) -> str:
+    """The same content as the terminal report, as Markdown (feedback files for students: never
+    the seed, which would tell the inputs of the next grading of the same submission)."""
+    lines = [
+        f"# {markdown_text(f'{report.exercise}: {report.title}')}",
+        "",
+        f"**{verdict(report.passed)}**, {points(report.score)}/{points(report.max_score)} "
+        f"points. {markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
+        "",
+        "| check | result | points |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {markdown_text(c.name)} | {MARK[c.status]} | {points(c.score)}/{points(c.max_score)} |"
+        for c in report.checks
+    ]
+    for check in report.checks:
+        if check.status != "passed":
+            lines += [
+                "",
+                f"## {markdown_text(check.name)}: {MARK[check.status]}",
+                "",
+                *markdown_code_block(check.message),
+            ]
+    if report.hints:
+        lines += ["", "## Hints", ""]
+        lines += ["- " + markdown_text(hint).replace("\n", "\n  ") for hint in report.hints]
+    lines += sweep_markdown(report) + profile_markdown(report)
+    return "\n".join(lines) + "\n"
+
+
+def feedback_markdown(reports: Sequence[Report]) -> str:
+    """One student's feedback file: the Markdown of each of their reports, one after another."""
+    return "\n".join(render_markdown(r) for r in reports)

@@ -1,0 +1,38 @@
+"""The one-line notices of the small commands: the build cache (`grader cache`), the packages
+written (`grader gradescope-package`, `grader release`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from grader.program_cache import LIMIT_ENV, CacheStats
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / (1024 * 1024):,.1f} MB"
+
+
+def print_cache(stats: CacheStats, console: Console) -> None:
+    """Where the build cache is, what it holds, its cap, and how to clear it."""
+    console.print(f"build cache: {stats.directory}")
+    console.print(
+        f"  {stats.entries} file(s), {stats.cpu_programs} of them CPU programs; "
+        f"{_megabytes(stats.total_bytes)} of {_megabytes(stats.limit_bytes)} "
+        f"({LIMIT_ENV} sets the cap; least recently used builds go first)"
+    )
+    console.print("  clear it with: grader cache clear")
+
+
+def cache_cleared(removed: int, directory: Path) -> str:
+    return f"removed {removed} file(s) from {directory}"
+
+
+def package_written(target: Path, exercise_ids: Sequence[str]) -> str:
+    return f"autograder package: {target} (exercises {', '.join(exercise_ids)})"
+
+
+def release_written(target: Path) -> str:
+    return f"student copy of the course: {target} (without solutions/)"

@@ -1,0 +1,55 @@
+"""A batch's summary.md: scores per exercise, the commonest failures, gradings that errored
+(with their first line), submissions refused (with the reason), missing ones, GPU baselines."""
+
+from __future__ import annotations
+
+import collections
+import statistics
+from collections.abc import Sequence
+
+from grader.report.stored import Graded
+from grader.results import Report
+
+
+def _scores(results: Sequence[Graded]) -> list[str]:
+    by_exercise: dict[str, list[Graded]] = collections.defaultdict(list)
+    for result in results:
+        by_exercise[result.exercise].append(result)
+    lines = []
+    for exercise, rows in sorted(by_exercise.items()):
+        scores = [r.score for r in rows]
+        lines.append(
+            f"- {exercise}: {len(rows)} graded, median {statistics.median(scores):g}, "
+            f"min {min(scores):g}, max {max(scores):g} (of {rows[0].max_score:g})"
+        )
+    return lines
+
+
+def _items(title: str, items: Sequence[str], none: str = "- none") -> list[str]:
+    return ["", f"## {title}", "", *([f"- {item}" for item in items] or [none])]
+
+
+def render_summary(
+    results: Sequence[Graded],
+    missing: Sequence[str],
+    baselines: Sequence[str] = (),
+    refused: Sequence[str] = (),
+) -> str:
+    """summary.md's text."""
+    failures: collections.Counter[str] = collections.Counter()
+    errored: list[str] = []
+    for result in results:
+        for check in Report.from_json(result.report).checks:
+            if check.status == "failed":
+                failures[f"{result.exercise}: {check.name}"] += 1
+            if check.status == "error":
+                first = check.message.strip().splitlines()[0][:200] if check.message.strip() else ""
+                errored.append(f"{result.student} ({result.exercise}): {check.name}: {first}")
+    common = [f"{name}: {count}" for name, count in failures.most_common(10)]
+    lines = ["# Batch summary", "", *_scores(results)]
+    lines += _items("Most common failed checks", common)
+    lines += _items("Gradings that errored", errored)
+    lines += _items("Submissions refused (0 points, the reason in their feedback)", refused)
+    lines += _items("Missing submissions", missing)
+    lines += _items("Baseline timings per GPU lane", baselines, none="- none timed")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,104 @@
+"""A Report in the terminal, with rich: a panel with a line per check, the full message of every
+check that did not pass, hints and the verdict; then the measurement tables and the chart's path.
+
+Text from a submission (names, messages, hints) goes in as rich Text objects, never as markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from grader.report.marks import MARK, STYLE, points, verdict
+from grader.report.profile import report_profile
+from grader.report.sweep import sweep_table
+from grader.results import Report
+
+
+def _checks_table(report: Report) -> Table:
+    table = Table(expand=True, box=None, padding=(0, 1))
+    table.add_column("check", no_wrap=True)
+    table.add_column("result", no_wrap=True)
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("summary", ratio=1, no_wrap=True, overflow="ellipsis")
+    for check in report.checks:
+        table.add_row(
+            Text(check.name),
+            Text(MARK[check.status], style=STYLE[check.status]),
+            f"{points(check.score)}/{points(check.max_score)}",
+            Text(check.message.splitlines()[0] if check.message else ""),
+        )
+    return table
+
+
+def _header(report: Report) -> list[RenderableType]:
+    """Where it ran, the seed (unless the report is a student's), the stages before the checks."""
+    device = f"{report.device.name}" + (
+        f" ({report.device.detail})" if report.device.detail else ""
+    )
+    parts: list[RenderableType] = [Text(f"{report.source} on {device}", style="dim")]
+    if not report.student_facing:
+        parts.append(Text(f"seed {report.seed}: reproduce with --seed {report.seed}", style="dim"))
+    return parts + [
+        Text(f"{stage} (not counted in any time limit)", style="dim") for stage in report.stages
+    ]
+
+
+def _details(report: Report) -> list[RenderableType]:
+    """The full message of each check that failed or errored, skip reasons counted, hints."""
+    parts: list[RenderableType] = []
+    for check in report.checks:
+        if check.status in ("failed", "error"):
+            parts += [
+                Text(""),
+                Text(f"{check.name}: {MARK[check.status]}", style=STYLE[check.status]),
+                Text(check.message),
+            ]
+    skip_reasons: dict[str, int] = {}
+    for check in report.checks:
+        if check.status == "skipped":
+            skip_reasons[check.message] = skip_reasons.get(check.message, 0) + 1
+    for reason, count in skip_reasons.items():
+        parts += [Text(""), Text(f"{count} check(s) skipped: {reason}", style=STYLE["skipped"])]
+    if report.hints:
+        parts.append(Text(""))
+        parts += [Text(f"hint: {hint}", style="cyan") for hint in report.hints]
+    return parts
+
+
+def _summary(report: Report) -> Text:
+    summary = Text.assemble(
+        (verdict(report.passed), STYLE["passed" if report.passed else "failed"]),
+        f"  {points(report.score)}/{points(report.max_score)} points",
+    )
+    skipped = sum(1 for c in report.checks if c.status == "skipped")
+    if skipped:
+        summary.append(f"  ({skipped} check(s) skipped)", style="yellow")
+    return summary
+
+
+def render_terminal(report: Report, console: Console) -> None:
+    """A table of checks (one line each), then the full message of every check that did not pass."""
+    parts = [*_header(report), Text(""), _checks_table(report), *_details(report)]
+    parts += [Text(""), _summary(report)]
+    console.print(
+        Panel(
+            Group(*parts),
+            title=escape(f"{report.exercise}: {report.title}"),
+            title_align="left",
+        )
+    )
+
+
+def print_check(report: Report, chart: Path | None, console: Console) -> None:
+    """`grader check`'s whole output: the report, its sweep and profile tables, the chart's path."""
+    render_terminal(report, console)
+    for table in (sweep_table(report), report_profile(report)):
+        if table is not None:
+            console.print(table)
+    if chart is not None:
+        console.print(Text(f"sweep chart: {chart}"))  # a path is not markup

@@ -1,0 +1,62 @@
+"""Validating the course: every solution must pass; every stub and known-wrong variant must fail,
+for the reason it declares (grader/expectations.py judges each report)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.course import Exercise
+from grader.expectations import Verdict, judge_acceptance, judge_rejection, read_header
+from grader.grading import default_answers, grade
+from grader.source import read_source
+
+
+@dataclass(frozen=True)
+class Item:
+    """One graded file and what was found of it."""
+
+    exercise: str
+    role: str
+    """`solution`, `stub` or `wrong`."""
+    file: str
+    """Relative to the course root."""
+    verdict: Verdict
+    detail: str
+
+
+def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
+    root = exercise.directory.parent.parent
+    answers_variant = path.suffix == ".yaml"
+    kernel = exercise.solution if answers_variant else path
+    answers = path if answers_variant else default_answers(exercise, kernel)
+    report = grade(exercise, read_source(kernel), seed=seed, backend=backend, answers=answers)
+    if role == "solution":
+        verdict, detail = judge_acceptance(report)
+    else:
+        verdict, detail = judge_rejection(report, read_header(path) if role == "wrong" else None)
+    return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+
+
+def validate_exercises(
+    exercises: Sequence[Exercise], seed: int, backend: str, jobs: int
+) -> list[Item]:
+    """Grade every solution, stub and known-wrong variant, `jobs` at a time (each grading runs in
+    its own child processes), and judge each against what it must do."""
+    work: list[tuple[Exercise, str, Path]] = []
+    for exercise in exercises:
+        work.append((exercise, "solution", exercise.solution))
+        work.append((exercise, "stub", exercise.stub))
+        for variant in exercise.wrong_variants:
+            read_header(variant)  # a variant without a valid header stops validation at once
+            work.append((exercise, "wrong", variant))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda w: _judge(w[0], w[1], w[2], seed, backend), work))
+
+
+def settled(items: Sequence[Item]) -> bool:
+    """Whether every item is as expected, or needs a GPU to judge: variants that only timing can
+    catch are judged on a GPU; elsewhere they do not fail the run."""
+    return all(i.verdict in ("ok", "needs a GPU") for i in items)

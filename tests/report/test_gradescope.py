@@ -1,0 +1,36 @@
+"""Gradescope's results.json: a test per check, GPU-only checks worth 0 and said to be graded
+separately, a leaderboard where GFLOP/s were measured, and what was not handed in."""
+
+from __future__ import annotations
+
+import json
+
+from grader.report.gradescope import SEPARATELY, render_results, results_json
+from grader.results import CheckResult, DeviceInfo, Report
+
+
+def _report() -> Report:
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, "compiled"),
+        CheckResult("correctness 8x8x8", "correctness", "failed", 0, 70, "3 elements wrong"),
+        CheckResult("performance", "performance", "skipped", 0, 20, "needs a GPU: none here"),
+        CheckResult("sweep", "performance", "passed", 5, 5, "", figures={"student_gflops": 12.5}),
+    ]
+    return Report("ex4", "Register tiling", "kernel.cu", 9, DeviceInfo("cpu", "CPU"), checks)
+
+
+def test_each_check_is_a_test_and_gpu_only_ones_are_worth_nothing_here() -> None:
+    data = results_json([_report()])
+    assert [t["name"] for t in data["tests"]][:2] == ["ex4: compile", "ex4: correctness 8x8x8"]
+    assert [t["status"] for t in data["tests"]] == ["passed", "failed", "failed", "passed"]
+    timing = data["tests"][2]
+    assert timing["max_score"] == 0.0 and timing["output"] == SEPARATELY
+    assert data["score"] == 15 and data["output"] == "Graded on CPU"
+    assert data["leaderboard"] == [{"name": "ex4 GFLOP/s", "value": 12.5, "order": "desc"}]
+    assert data["stdout_visibility"] == "hidden"
+
+
+def test_exercises_handed_nothing_in_for_are_named() -> None:
+    data = json.loads(render_results([_report()], ["ex1", "ex2"]))
+    assert data["output"] == "Graded on CPU; nothing found for ex1, ex2"
+    assert "leaderboard" not in results_json([])

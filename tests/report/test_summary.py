@@ -1,0 +1,56 @@
+"""A batch's summary.md and gradebook rows, from stored results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.report.gradebook import gradebook, performance_scores
+from grader.report.summary import render_summary
+from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
+
+
+@dataclass(frozen=True)
+class _Stored:
+    student: str
+    exercise: str
+    score: float
+    max_score: float
+    report: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Person:
+    sid: str
+    email: str
+    name: str
+
+
+def _stored(student: str, status: CheckStatus, score: float) -> _Stored:
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, ""),
+        CheckResult("timing", "performance", status, score, 20, "boom\nsecond line"),
+    ]
+    report = Report("ex4", "T", "k.cu", 1, DeviceInfo("gpu", "H200"), checks)
+    return _Stored(student, "ex4", report.score, report.max_score, report.to_json())
+
+
+def test_the_summary_counts_scores_failures_and_errors() -> None:
+    results = [_stored("ann", "failed", 0), _stored("bob", "error", 0), _stored("cy", "passed", 20)]
+    text = render_summary(results, ["dee: ex4"], refused=["eve (ex4): a link"])
+    assert "- ex4: 3 graded, median 10, min 10, max 30 (of 30)" in text
+    assert "## Most common failed checks\n\n- ex4: timing: 1\n" in text
+    assert "- bob (ex4): timing: boom\n" in text
+    assert "- eve (ex4): a link" in text and "- dee: ex4" in text
+    assert text.endswith("## Baseline timings per GPU lane\n\n- none timed\n")
+
+
+def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
+    results = [_stored("ann", "passed", 15)]
+    header, rows = gradebook(["ann", "bob"], ["ex4", "ex1"], results)
+    assert header == ["student", "ex4", "ex1", "total"]
+    assert rows == [["ann", "25", "", "25"], ["bob", "", "", "0"]]
+    roster = {"ann": [_Person("1", "a@x", "Ann"), _Person("2", "", "Al")]}
+    header, rows = performance_scores(["ann", "bob"], ["ex4"], results, roster)
+    assert header == ["SID", "Email", "Name", "ex4 performance"]
+    assert rows == [["1", "a@x", "Ann", "15"], ["2", "", "Al", "15"], ["bob", "", "", ""]]
