@@ -1,26 +1,29 @@
-"""The reference page for course.yaml and spec.yaml, generated from the models in course.py so
-that the schema is written once."""
+"""The reference page for course.yaml and spec.yaml (docs/spec.md), generated from the models in
+grader/spec/ and course.py so that the schema is written once."""
 
 from __future__ import annotations
 
+import re
 import typing
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from grader.course import (
+from grader.course import CourseExercise, CourseSpec
+from grader.spec import (
+    AnswersSpec,
     BaselineSpec,
     CaseSpec,
     CompileSpec,
     CorrectnessSpec,
-    CourseExercise,
-    CourseSpec,
     ExerciseSpec,
     InputSpec,
     KernelSpec,
     LaunchSpec,
     PerformanceSpec,
+    ProfileSpec,
+    SweepSpec,
     ThresholdSpec,
     ToleranceSpec,
 )
@@ -37,9 +40,14 @@ _SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("spec.yaml: correctness.tolerance", ToleranceSpec),
     ("spec.yaml: correctness.cases[]", CaseSpec),
     ("spec.yaml: performance", PerformanceSpec),
-    ("spec.yaml: performance.baseline", BaselineSpec),
+    ("spec.yaml: performance.baseline, profile.naive and profile.tiled", BaselineSpec),
     ("spec.yaml: performance.default and performance.gpus.*", ThresholdSpec),
+    ("spec.yaml: sweep", SweepSpec),
+    ("spec.yaml: profile", ProfileSpec),
+    ("spec.yaml: answers", AnswersSpec),
 )
+"""Every model of course.yaml and spec.yaml, under the keys where it is found
+(tests/test_spec_docs.py checks that none is left out)."""
 
 
 def _type_name(annotation: object) -> str:
@@ -49,11 +57,19 @@ def _type_name(annotation: object) -> str:
     if isinstance(annotation, type):
         text = annotation.__name__
     for _, model in _SECTIONS:
-        text = text.replace(f"grader.course.{model.__name__}", model.__name__)
+        text = re.sub(rf"grader(\.\w+)*\.{model.__name__}\b", model.__name__, text)
+    optional = re.fullmatch(r"Optional\[(.*)\]", text)
+    if optional:
+        text = f"{optional.group(1)} | None"
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         text = " | ".join(repr(a) for a in typing.get_args(annotation))
     return text
+
+
+def _cell(text: str) -> str:
+    """`text` in a table cell: a | would end the cell, inside a code span too."""
+    return text.replace("|", "\\|")
 
 
 def _default(field: FieldInfo) -> str:
@@ -68,11 +84,12 @@ def render() -> str:
     lines = [
         "# course.yaml and spec.yaml reference",
         "",
-        "Generated from `grader/course.py` by `grader spec-docs`; do not edit by hand.",
+        "Generated from `grader/spec/` and `grader/course.py` by `grader spec-docs`; "
+        "do not edit by hand.",
         "Unknown keys are errors. Every error names the file, the line and the key.",
     ]
     for title, model in _SECTIONS:
-        doc = (model.__doc__ or "").strip().splitlines()[0]
+        doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())  # 1st paragraph
         lines += [
             "",
             f"## {title}",
@@ -83,8 +100,7 @@ def render() -> str:
             "|---|---|---|---|",
         ]
         for name, field in model.model_fields.items():
-            meaning = (field.description or "").replace("|", "\\|")
-            lines.append(
-                f"| `{name}` | `{_type_name(field.annotation)}` | {_default(field)} | {meaning} |"
-            )
+            meaning = _cell(field.description or "")
+            kind = _cell(_type_name(field.annotation))
+            lines.append(f"| `{name}` | `{kind}` | {_default(field)} | {meaning} |")
     return "\n".join(lines) + "\n"
