@@ -57,7 +57,12 @@ _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 class BadFrameError(Exception):
-    """The channel carried something that is not an event."""
+    """The channel carried something that is not an event; `events` are the whole events that
+    came before it in the same buffer (they still count)."""
+
+    def __init__(self, message: str, events: list[Event]) -> None:
+        super().__init__(message)
+        self.events = events
 
 
 def encode(event: Event) -> bytes:
@@ -71,7 +76,7 @@ def decode(buffer: bytes) -> tuple[list[Event], bytes]:
     while len(buffer) >= _HEADER.size:
         (length,) = _HEADER.unpack_from(buffer)
         if length > MAX_EVENT_BYTES:
-            raise BadFrameError(f"an event of {length} bytes (at most {MAX_EVENT_BYTES})")
+            raise BadFrameError(f"an event of {length} bytes (at most {MAX_EVENT_BYTES})", events)
         if len(buffer) < _HEADER.size + length:
             break
         body = buffer[_HEADER.size : _HEADER.size + length]
@@ -79,5 +84,5 @@ def decode(buffer: bytes) -> tuple[list[Event], bytes]:
         try:
             events.append(_EVENT.validate_json(body))
         except ValidationError as exc:
-            raise BadFrameError(f"not an event: {exc.errors()[0]['msg']}") from None
+            raise BadFrameError(f"not an event: {exc.errors()[0]['msg']}", events) from None
     return events, buffer

@@ -115,9 +115,8 @@ def _watch_child(spawned: Spawned, job: Job, time_limit: float) -> _ChildRun:
                     break
                 try:
                     events, buffer = decode(buffer + chunk)
-                except BadFrameError as exc:
-                    run.bad_frame = str(exc)
-                    break
+                except BadFrameError as exc:  # what came before it in this read still counts
+                    run.bad_frame, events = str(exc), exc.events
                 for event in events:
                     now = time.monotonic()
                     _handle_event(event, run, now - last_event)
@@ -127,6 +126,8 @@ def _watch_child(spawned: Spawned, job: Job, time_limit: float) -> _ChildRun:
                     extra_s = event.extra_s if isinstance(event, StartEvent) else 0.0
                     run.limit = time_limit + extra_s
                     deadline = time.monotonic() + run.limit
+                if run.bad_frame:
+                    break
         if run.timed_out or run.out_of_memory or run.bad_frame:
             _kill_group(process)
         run.returncode = process.wait()

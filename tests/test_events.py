@@ -51,3 +51,11 @@ def test_what_is_not_an_event_is_refused() -> None:
         decode(struct.pack(">I", 13) + b'{"event": 1}!')
     with pytest.raises(BadFrameError, match="at most"):
         decode(struct.pack(">I", MAX_EVENT_BYTES + 1))
+
+
+def test_the_events_before_what_is_not_an_event_still_count() -> None:
+    # a result sent just before a bad frame, read in the same chunk, is not lost with it
+    before = encode(ResultEvent(result=RESULT))
+    with pytest.raises(BadFrameError, match="not an event") as caught:
+        decode(before + struct.pack(">I", 9) + b"not json!")
+    assert caught.value.events == [ResultEvent(result=RESULT)]

@@ -40,6 +40,9 @@ for i in range(4):
         import subprocess  # a grandchild (like the CPU backend's program) fills memory
         grab = "b = []\nwhile True: b.append(bytearray(8 << 20))"
         subprocess.run([sys.executable, "-c", grab])
+    if i == 1 and mode == "garbage" and not job["done"]:
+        out.write(struct.pack(">I", 9) + b"not json!")  # a frame, but not an event
+        time.sleep(3600)  # it is stopped, not waited for
     if i == 1 and mode == "crash" and not job["done"]:
         print("CUDA error: an illegal memory access was encountered", file=sys.stderr)
         os._exit(134)
@@ -98,6 +101,17 @@ def test_a_crash_costs_only_the_running_check(fake_worker: Path) -> None:
     _, results, _ = run_isolated(JOB, PLANNED, 10.0, [sys.executable, str(fake_worker), "crash"])
     assert [r.status for r in results] == ["passed", "error", "passed", "passed"]
     assert "exited with code 134: CUDA error: an illegal memory access" in results[1].message
+
+
+def test_a_frame_that_is_not_an_event_stops_the_child_and_errs_that_check_only(
+    fake_worker: Path,
+) -> None:
+    _, results, _ = run_isolated(JOB, PLANNED, 60.0, [sys.executable, str(fake_worker), "garbage"])
+    assert [r.status for r in results] == ["passed", "error", "passed", "passed"]
+    assert results[1].message.startswith(
+        "the grading process sent what is not an event (not an event: Invalid JSON"
+    )
+    assert results[1].symptoms == ("crash",)
 
 
 def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) -> None:
@@ -189,3 +203,4 @@ def test_a_grading_child_and_its_kernel_die_with_a_killed_grader() -> None:
     # a promise to the user (nothing keeps running), given 30 s on a loaded machine
     alive = _wait_for_exits(workers + programs, 30.0)
     assert alive == [], f"{alive} of {workers} (children) and {programs} (programs) outlived it"
+
