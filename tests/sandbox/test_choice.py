@@ -1,0 +1,90 @@
+"""Which isolation grades native code here, failing closed: with none available nothing runs,
+and without bubblewrap, solutions or a build cache that any user can read stop the grading
+(the program, run as a user of its own, could read them), naming the path and the chmod."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the sandbox's own user needs root (CI and Gradescope run as root)"
+)
+
+
+def test_without_any_isolation_grading_native_code_fails_closed(tmp_path: Path) -> None:
+    # not root and no bubblewrap: nothing can isolate the program, so nothing runs
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        os.environ["GRADER_BWRAP"] = "none"
+        from grader.sandbox import identity
+        identity.is_root = lambda: False
+        from grader import sandbox
+        from grader.errors import GraderError
+        try:
+            sandbox.mode()
+        except GraderError as exc:
+            print("refused:", exc)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.startswith("refused: no isolation for students' native code here"), (
+        done.stdout + done.stderr
+    )
+    assert "--unsafe-no-sandbox" in done.stdout
+
+
+@needs_root
+def test_without_bubblewrap_solutions_or_a_cache_others_can_read_stop_the_grading(
+    tmp_path: Path,
+) -> None:
+    # the program, run as its own user, would read them as any user can
+    shared = Path(tempfile.mkdtemp(prefix="grader-test-open-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        private = shared / "private"
+        private.mkdir(mode=0o700)
+        script = textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(ROOT)!r})
+            from grader import sandbox
+            from grader.errors import GraderError
+            try:
+                print(sandbox.mode())
+            except GraderError as exc:
+                print("refused:", exc)
+            """
+        )
+        outcomes = {}
+        for name, hide, cache in (
+            ("solutions open", shared, private),
+            ("cache open", private, shared),
+            ("both private", private, private),
+        ):
+            env = {**os.environ, "GRADER_BWRAP": "none", "GRADER_SANDBOX_HIDE": str(hide)}
+            env["GRADER_CACHE_DIR"] = str(cache)
+            done = subprocess.run(
+                [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False
+            )
+            outcomes[name] = done.stdout.strip()
+        expected = f"refused: {shared}: readable by any user, so by students' programs here"
+        assert outcomes["solutions open"].startswith(expected), outcomes
+        assert outcomes["cache open"].startswith(expected), outcomes
+        assert f"chmod o-rwx {shared}" in outcomes["cache open"]
+        assert outcomes["both private"] == "user", outcomes
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
