@@ -5,6 +5,7 @@ graded from."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -39,12 +40,18 @@ BODY = """{
 SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
 
 
-def _build(text: str, name: str = "kernel.cu") -> None:
-    build(KernelSource(text, name), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, checked_too=False)
+def _build(text: str, name: str = "kernel.cu") -> Path:
+    """The fast program built from `text` (UnsupportedKernelError when it is refused)."""
+    built = build(KernelSource(text, name), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, checked_too=False)
+    return built.fast.path
+
+
+def _runnable(program: Path) -> bool:
+    return program.is_file() and os.access(program, os.X_OK)
 
 
 def test_a_plain_kernel_builds() -> None:
-    _build(f"{SIGNATURE}\n{BODY}")
+    assert _runnable(_build(f"{SIGNATURE}\n{BODY}"))
 
 
 @pytest.mark.parametrize(
@@ -88,7 +95,7 @@ def test_a_name_that_is_a_macro_only_in_the_cpu_build_is_refused() -> None:
 
 def test_loop_unrolling_pragmas_are_allowed() -> None:
     body = BODY.replace("for (int k", "#pragma unroll 4\n        for (int k")
-    _build(f"{SIGNATURE}\n{body}")
+    assert _runnable(_build(f"{SIGNATURE}\n{body}"))
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +182,7 @@ def test_harmless_attributes_are_built() -> None:
         "__device__ __attribute__((noinline, unused)) float twice(float x) { return 2 * x; }\n"
         f"[[maybe_unused]] {SIGNATURE}\n{BODY}"
     )
-    _build(text)
+    assert _runnable(_build(text))
 
 
 def test_a_build_error_outside_the_students_file_is_not_quoted() -> None:
