@@ -17,6 +17,7 @@ from grader.checks.base import PlannedCheck
 from grader.isolation import run_isolated
 from grader.job import Job
 from tests.conftest import ROOT
+from tests.processes import command, descendants, grading_children
 
 PLANNED = [PlannedCheck(f"check {i}", "correctness", 1.0) for i in range(4)]
 JOB = Job(spec={}, source_text="", display_name="k.cu", seed=1)
@@ -121,44 +122,14 @@ def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) 
     assert len(pids) == 2  # check 0 from the first child, the rest from a second one
 
 
-def _parents() -> dict[int, int]:
-    """Every process's parent, from /proc."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    return found
-
-
-def _descendants(root: int) -> list[int]:
-    parents = _parents()
-    found, frontier = [], [root]
-    while frontier:
-        below = [pid for pid, parent in parents.items() if parent in frontier]
-        found += below
-        frontier = below
-    return found
-
-
-def _command(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
-
 def _running_the_kernel(grader: subprocess.Popen[bytes]) -> tuple[list[int], list[int]]:
     """The grader's grading children and the processes that run the student's program under
     them, once the program runs (it runs the endless kernel from its first launch)."""
     deadline = time.monotonic() + 120  # a bound on a failure only: the wait is for the state
     while grader.poll() is None and time.monotonic() < deadline:
-        workers = [p for p in _descendants(grader.pid) if b"grader.worker" in _command(p)]
+        workers = grading_children(grader.pid)
         programs = [
-            p for w in workers for p in _descendants(w) if _command(p).endswith(b"/program\0")
+            p for w in workers for p in descendants(w) if command(p).endswith(b"/program\0")
         ]
         if programs:
             return workers, programs
@@ -203,4 +174,3 @@ def test_a_grading_child_and_its_kernel_die_with_a_killed_grader() -> None:
     # a promise to the user (nothing keeps running), given 30 s on a loaded machine
     alive = _wait_for_exits(workers + programs, 30.0)
     assert alive == [], f"{alive} of {workers} (children) and {programs} (programs) outlived it"
-

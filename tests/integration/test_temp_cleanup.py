@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.processes import grading_children
 
 # integration: gradings killed at random moments
 pytestmark = [
@@ -45,21 +46,6 @@ def _start(area: Path) -> subprocess.Popen[str]:
     )
 
 
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
-            if ppid == parent and b"grader.worker" in command:
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture
 def tmp_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A folder the sandbox's user can reach (pytest's own are root's alone)."""
@@ -74,16 +60,21 @@ def _left(area: Path) -> list[str]:
 
 def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path) -> None:
     pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
+    delays, kills = [], 0
     for attempt in range(3):
         area = tmp_path / f"area-{attempt}"
         area.mkdir()
         grader = _start(area)
-        delay = pick.uniform(0.5, 6.0)
-        time.sleep(delay)
-        for child in _children(grader.pid):
+        delays.append(pick.uniform(0.5, 6.0))
+        time.sleep(delays[-1])  # the random moment is what is tested
+        children = grading_children(grader.pid)
+        for child in children:
             os.kill(child, signal.SIGKILL)
+        kills += bool(children)
         grader.communicate(timeout=600)
-        assert _left(area) == [], f"killed after {delay:.2f} s: {_left(area)}"
+        assert _left(area) == [], f"killed after {delays[-1]:.2f} s: {_left(area)}"
+    # a grading that ended before its moment tested nothing: at least one must have been killed
+    assert kills, f"no grading child was running at {delays} s"
 
 
 def test_what_a_killed_grader_leaves_the_next_one_removes(tmp_path: Path) -> None:
@@ -95,7 +86,7 @@ def test_what_a_killed_grader_leaves_the_next_one_removes(tmp_path: Path) -> Non
         grader = _start(area)
         delays.append(pick.uniform(1.0, 6.0))
         time.sleep(delays[-1])
-        for child in _children(grader.pid):
+        for child in grading_children(grader.pid):
             os.killpg(child, signal.SIGKILL)  # the grader and its child: nothing cleans up
         grader.kill()
         grader.communicate(timeout=60)
