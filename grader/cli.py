@@ -11,6 +11,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.errors import EXIT_USAGE, GraderError
+from grader.schemas import DOCUMENTS
 from grader.text_bounds import bounded
 
 
@@ -167,6 +168,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
+
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of check --json's report or of a batch record"
+    )
+    schema.add_argument(
+        "document",
+        nargs="?",
+        choices=DOCUMENTS,
+        default="report",
+        help="report (check --json, the default) or batch-record (a row of results.sqlite)",
+    )
 
     commands.add_parser("doctor", help="report GPU, driver, CUDA, CuPy, NVRTC, nvcc and ncu")
 

@@ -145,6 +145,12 @@ def _spec_docs(args: argparse.Namespace) -> int:
     return spec_docs.run()
 
 
+def _schema(args: argparse.Namespace) -> int:
+    from grader.commands import schema
+
+    return schema.run(document=args.document)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "list": _list,
     "check": _check,
@@ -158,6 +164,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "doctor": _doctor,
     "cache": _cache,
     "spec-docs": _spec_docs,
+    "schema": _schema,
 }
 """Each command's name -> what calls its function with the parsed options, by name."""
 
