@@ -1,40 +1,17 @@
-"""GPU lanes, simulated on the CPU: processes that time on one lane never overlap, the log shows
-it, and a batch spreads its gradings over the lanes it is given."""
+"""GPU lanes, simulated on the CPU: the overlap check can fail, a batch spreads its gradings over
+the lanes it is given, waiting for a busy lane is not counted, drift is reported (the lock that
+keeps timings apart: tests/test_lane_lock.py)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from grader.batch.lanes import child_env, overlaps
+from grader.batch.lanes import overlaps
 from tests.conftest import ROOT, run_grader
-
-TIMER = """
-import sys, time
-from grader.lane_lock import holding
-with holding(sys.argv[1], "kernel"):
-    time.sleep(0.2)
-"""
-
-
-def _contend(out: Path, kind: str, processes: int = 4) -> Path:
-    env = {**os.environ, **child_env(out, "0"), "PYTHONPATH": str(ROOT)}
-    running = [
-        subprocess.Popen([sys.executable, "-c", TIMER, kind], env=env) for _ in range(processes)
-    ]
-    assert all(p.wait(timeout=60) == 0 for p in running)
-    return out / "lanes/gpu0/timing.log"
-
-
-@pytest.mark.slow
-def test_timed_sections_on_one_lane_never_overlap(tmp_path: Path) -> None:
-    log = _contend(tmp_path, "exclusive")
-    assert len(log.read_text().splitlines()) == 8  # 4 starts, 4 ends
-    assert overlaps(log) == []
 
 
 def test_the_overlap_check_can_fail(tmp_path: Path) -> None:
