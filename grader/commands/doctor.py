@@ -1,4 +1,4 @@
-"""grader doctor: what this machine offers the grader, one line per component."""
+"""`grader doctor`: what this machine offers the grader, one line per component."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import shutil
 import subprocess
 
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from grader import __version__
 from grader.errors import EXIT_OK, EXIT_USAGE
+from grader.report.doctor import Component, print_doctor
 
 _PROBE = """
 __global__ void probe(const float *A, const float *B, float *C, int M, int K, int N) {}
@@ -78,46 +77,22 @@ def _cpu_backend() -> tuple[bool, str]:
 
 
 def run() -> int:
-    rows: list[tuple[str, bool, str, bool]] = [
-        ("grader", True, f"{__version__} on Python {platform.python_version()}", True),
+    components = [
+        Component("grader", True, f"{__version__} on Python {platform.python_version()}", True),
+        Component("CuPy", *_cupy(), needed=True),
+        Component("NVRTC (compile)", *_nvrtc(), needed=True),
+        Component("GPU", *_gpu(), needed=False),
+        Component("CPU backend", *_cpu_backend(), needed=False),
     ]
-    ok, text = _cupy()
-    rows.append(("CuPy", ok, text, True))
-    ok, text = _nvrtc()
-    rows.append(("NVRTC (compile)", ok, text, True))
-    ok, text = _gpu()
-    rows.append(("GPU", ok, text, False))
-    ok, text = _cpu_backend()
-    rows.append(("CPU backend", ok, text, False))
-    if ok:
+    if components[-1].ok:
         from grader import sandbox
 
-        ok, text = sandbox.describe()
-        rows.append(("sandbox (CPU backend)", ok, text, False))
-    ok, text = _tool_version("nvcc", "--version")
-    rows.append(("nvcc", ok, text, False))
-    ok, text = _tool_version("ncu", "--version")
-    rows.append(("ncu (Nsight Compute)", ok, text, False))
-    table = Table(title="grader doctor")
-    for column in ("component", "status", "detail"):
-        table.add_column(column, overflow="fold")
-    for name, ok, text, needed in rows:
-        status = (
-            Text("ok", style="green")
-            if ok
-            else Text(
-                "missing" if needed else "unavailable", style="bold red" if needed else "yellow"
-            )
-        )
-        table.add_row(name, status, text)
-    console = Console()
-    console.print(table)
-    usable = {name: ok for name, ok, _, _ in rows}
-    where = "the GPU" if usable["GPU"] else "the CPU backend" if usable["CPU backend"] else None
-    console.print(
-        f"runtime checks (--backend auto) run on {where}"
-        if where
-        else "[yellow]runtime checks will be skipped: no GPU and no CPU backend[/yellow]"
+        components.append(Component("sandbox (CPU backend)", *sandbox.describe(), needed=False))
+    components.append(Component("nvcc", *_tool_version("nvcc", "--version"), needed=False))
+    components.append(
+        Component("ncu (Nsight Compute)", *_tool_version("ncu", "--version"), needed=False)
     )
-    essential_ok = all(ok for _, ok, _, needed in rows if needed)
-    return EXIT_OK if essential_ok else EXIT_USAGE
+    usable = {c.name: c.ok for c in components}
+    where = "the GPU" if usable["GPU"] else "the CPU backend" if usable["CPU backend"] else None
+    print_doctor(components, where, Console())
+    return EXIT_OK if all(c.ok for c in components if c.needed) else EXIT_USAGE

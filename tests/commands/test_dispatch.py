@@ -12,8 +12,6 @@ from tests.conftest import ROOT
 
 COMMANDS_DIR = ROOT / "grader/commands"
 FORMATTING = ("rich.table", "rich.text", "rich.markup", "rich.panel", "rich.progress", "json")
-NOT_YET_THIN = {"doctor.py", "calibrate.py"}
-"""Command modules another part of issue 16 reworks: they still build their own tables."""
 
 
 def _imports(path: Path) -> set[str]:
@@ -48,8 +46,6 @@ def test_no_module_imports_a_command_but_the_dispatch() -> None:
 
 def test_commands_leave_formatting_to_the_report_package() -> None:
     for path in sorted(COMMANDS_DIR.glob("*.py")):
-        if path.name in NOT_YET_THIN:
-            continue
         imports = _imports(path)
         formatting = {name for name in imports if name.startswith(FORMATTING)}
         assert not formatting, f"{path.name} formats text itself: {formatting}"
