@@ -93,6 +93,7 @@ def _seed_mentions(text: str, seeds: list[int]) -> list[str]:
     return found + [str(s) for s in seeds if re.search(rf"\b{s}\b", text)]
 
 
+@pytest.mark.slow
 def test_the_store_keeps_each_seed_and_the_markdown_feedback_shows_none(batch: Path) -> None:
     out = batch / "out"
     seeds = _stored_seeds(out, "alice") + _stored_seeds(out, "erin")
@@ -102,6 +103,7 @@ def test_the_store_keeps_each_seed_and_the_markdown_feedback_shows_none(batch: P
     assert "FAIL" in (out / "feedback/erin.md").read_text()  # the feedback itself is there
 
 
+@pytest.mark.slow
 def test_the_json_feedback_shows_no_seed(batch: Path) -> None:
     out = batch / "out"
     seeds = _stored_seeds(out, "alice") + _stored_seeds(out, "erin")
@@ -109,6 +111,7 @@ def test_the_json_feedback_shows_no_seed(batch: Path) -> None:
         assert _seed_mentions((out / name).read_text(), seeds) == [], name
 
 
+@pytest.mark.slow
 def test_a_batch_seed_follows_the_submitted_bytes(batch: Path) -> None:
     out = batch / "out"
     secret = (out / "secret.key").read_bytes()
@@ -123,6 +126,7 @@ def test_a_batch_seed_follows_the_submitted_bytes(batch: Path) -> None:
     assert second == submission_seed(secret, 1, "alice", "ex4", kernel.read_bytes(), b"")
 
 
+@pytest.mark.slow
 def test_gradescope_results_json_holds_no_seed(tmp_path: Path) -> None:
     submission = tmp_path / "submission"
     submission.mkdir()
