@@ -93,6 +93,7 @@ def test_doctor_reports_nvrtc_the_gpu_and_the_cpu_backend() -> None:
     assert "sandbox (CPU backend)" in done.stdout and "seccomp" in done.stdout
 
 
+@pytest.mark.slow
 def test_check_on_the_cpu_backend_grades_for_real_and_says_so() -> None:
     done = run_grader(
         [
@@ -113,6 +114,7 @@ def test_check_on_the_cpu_backend_grades_for_real_and_says_so() -> None:
     assert "786432 never written" in big["message"]
 
 
+@pytest.mark.slow
 def test_a_solution_passes_on_the_cpu_backend_with_full_points() -> None:
     done = run_grader(
         [

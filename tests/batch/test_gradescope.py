@@ -7,9 +7,12 @@ import stat
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, run_grader
 
 
+@pytest.mark.slow
 def test_the_entry_point_writes_results_json_in_gradescopes_form(tmp_path: Path) -> None:
     submission = tmp_path / "submission"
     submission.mkdir()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from grader.backends.compiler import CompileFailure
 from grader.checks.sweep import REFERENCE, probe, reference_kernel
 from grader.source import KernelSource
@@ -57,6 +59,7 @@ def _grade_sabotaged(tmp_path: Path, limit_answer: str) -> dict[str, object]:
     return result
 
 
+@pytest.mark.slow
 def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path) -> None:
     result = _grade_sabotaged(tmp_path, "shared_memory_per_block")
     assert result["status"] == "failed"
@@ -65,6 +68,7 @@ def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path
     )
 
 
+@pytest.mark.slow
 def test_a_kernel_failing_only_at_64_still_has_the_right_answer_graded_right(
     tmp_path: Path,
 ) -> None:
