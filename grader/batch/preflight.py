@@ -32,9 +32,11 @@ def _gpu_present() -> bool:
 def _gpu_unusable() -> str | None:
     """Why no GPU is usable here (asked of a child: the parent never opens a CUDA context), or
     None when one is."""
+    # the package first, then whatever the caller's path holds (its installed dependencies)
+    path = [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
     done = subprocess.run(
         [sys.executable, "-c", _GPU_PROBE], capture_output=True, text=True, timeout=120,
-        check=False, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)},
     )  # fmt: skip
     if done.returncode != 0:
         return (done.stderr.strip().splitlines() or ["the GPU probe failed"])[-1]
