@@ -1,0 +1,37 @@
+"""The correctness check's plan and its refusals: one result per case (per tile size in a
+sweep), and a kernel the backend refuses to run ends the grading as an error, not as wrong."""
+
+from __future__ import annotations
+
+from grader.backends.compiler import compile_kernel
+from grader.checks.base import Halt
+from grader.checks.kinds.compile import COMPILED
+from grader.checks.kinds.correctness import CorrectnessCheck, correctness_cases
+from tests.checks.kinds.fakes import NoTimingBackend, context, spec_of
+from tests.conftest import ROOT
+
+EX1, EX2 = spec_of("ex1-non-square"), spec_of("ex2-tile-sweep")
+
+
+def test_every_case_is_planned_once_per_build_with_the_points_split_evenly() -> None:
+    plan = CorrectnessCheck().plan(EX2)
+    cases, sizes = len(EX2.correctness.cases), EX2.sweep.values if EX2.sweep else []
+    assert len(plan) == cases * len(sizes)
+    assert plan[0].name == "correctness TILE_SIZE=8 odd 17x33x65"
+    assert round(sum(p.max_score for p in plan)) == EX2.correctness.points
+    assert {c.launch.block for c in correctness_cases(EX2) if c.launch} == {
+        (8, 8),
+        (16, 16),
+        (32, 32),
+    }
+
+
+def test_a_kernel_the_backend_refuses_ends_the_grading_as_an_error() -> None:
+    source = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
+    backend = NoTimingBackend(refuse="kernel.cu:3: an asm statement")
+    made, _ = context(EX1, source, backend)
+    made.evidence[COMPILED] = compile_kernel(
+        made.source, EX1.kernel.name, EX1.kernel.defines, "sm_90"
+    )
+    outcome = CorrectnessCheck().run(made)
+    assert outcome == Halt("not run: kernel.cu:3: an asm statement", "error")
