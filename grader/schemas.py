@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.batch.store import BatchRecord
-from grader.results import REPORT_SCHEMA_VERSION, ReportDocument
-
 DOCUMENTS = ("report", "batch-record")
+"""What `grader schema` prints; the models are imported only then (the CLI reads this list at
+every start)."""
 
 
 def schema(document: str) -> dict[str, Any]:
     """The JSON Schema of `document` (one of DOCUMENTS)."""
+    from grader.batch.store import BatchRecord
+    from grader.results import REPORT_SCHEMA_VERSION, ReportDocument
+
     model = ReportDocument if document == "report" else BatchRecord
     generated: dict[str, Any] = model.model_json_schema()
     return {
