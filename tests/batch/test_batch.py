@@ -17,7 +17,8 @@ import pytest
 
 from tests.conftest import ROOT, run_grader
 
-# each test runs `grader batch` (most several times) on real submissions
+# each test runs `grader batch` (most several times) on real submissions, on the course with
+# small largest cases (conftest's small_course): the batch, not the kernel's size, is tested
 pytestmark = pytest.mark.slow
 
 EX4 = ROOT / "solutions/ex4-register-tiling"
@@ -46,8 +47,10 @@ def submissions(tmp_path: Path) -> Path:
     return root
 
 
-def _batch(submissions: Path, out: Path, *extra: str) -> list[str]:
+def _batch(course: Path, submissions: Path, out: Path, *extra: str) -> list[str]:
     return [
+        "--course",
+        str(course),
         "batch",
         str(submissions),
         "--out",
@@ -63,10 +66,10 @@ def _batch(submissions: Path, out: Path, *extra: str) -> list[str]:
 
 
 def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    done = run_grader(_batch(submissions, out))
+    done = run_grader(_batch(small_course, submissions, out))
     assert done.returncode == 0, done.stderr
     assert "carol.zip: zip, 1 of 1 exercise(s) found" in done.stderr
     rows = (out / "gradebook.csv").read_text().splitlines()
@@ -81,11 +84,13 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     assert scores[0] == "SID,ex4 performance" and "alice," in scores
 
 
-def test_unsafe_zips_are_refused_and_the_batch_goes_on(submissions: Path, tmp_path: Path) -> None:
+def test_unsafe_zips_are_refused_and_the_batch_goes_on(
+    small_course: Path, submissions: Path, tmp_path: Path
+) -> None:
     with zipfile.ZipFile(submissions / "mallory.zip", "w") as zipped:
         zipped.writestr("../../escaped.cu", "__global__ void k() {}")
     out = tmp_path / "out"
-    done = run_grader(_batch(submissions, out))
+    done = run_grader(_batch(small_course, submissions, out))
     assert done.returncode == 0
     assert "mallory.zip: refused" in done.stderr and "points outside the archive" in done.stderr
     assert not (tmp_path / "escaped.cu").exists()
@@ -96,14 +101,14 @@ def test_unsafe_zips_are_refused_and_the_batch_goes_on(submissions: Path, tmp_pa
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     reference = tmp_path / "reference"
-    assert run_grader(_batch(submissions, reference, "--jobs", "1")).returncode == 0
+    assert run_grader(_batch(small_course, submissions, reference, "--jobs", "1")).returncode == 0
 
     out = tmp_path / "interrupted"
     process = subprocess.Popen(
-        [sys.executable, "-m", "grader", *_batch(submissions, out, "--jobs", "1")],
+        [sys.executable, "-m", "grader", *_batch(small_course, submissions, out, "--jobs", "1")],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -124,7 +129,10 @@ def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
         before = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     assert 2 <= before < 7  # interrupted part-way
 
-    assert run_grader(_batch(submissions, out, "--jobs", "1", "--resume")).returncode == 0
+    assert (
+        run_grader(_batch(small_course, submissions, out, "--jobs", "1", "--resume")).returncode
+        == 0
+    )
     assert (out / "gradebook.csv").read_text() == (reference / "gradebook.csv").read_text()
     with sqlite3.connect(database) as db:
         counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
@@ -132,30 +140,32 @@ def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
 
 
 def test_a_second_run_without_resume_is_refused_and_nothing_is_lost(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    assert run_grader(_batch(submissions, out)).returncode == 0
+    assert run_grader(_batch(small_course, submissions, out)).returncode == 0
     gradebook = (out / "gradebook.csv").read_text()
-    again = run_grader(_batch(submissions, out))
+    again = run_grader(_batch(small_course, submissions, out))
     assert again.returncode == 2
     assert "results.sqlite exists: pass --resume" in again.stderr
     assert (out / "gradebook.csv").read_text() == gradebook
 
 
 def test_every_batch_verdict_equals_grader_check_for_the_same_file(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     import json
 
     out = tmp_path / "out"
-    assert run_grader(_batch(submissions, out)).returncode == 0
+    assert run_grader(_batch(small_course, submissions, out)).returncode == 0
     seeds = _seeds(out)  # the instructor's record keeps each grading's seed; feedback does not
     for student in ("alice", "bob", "erin", "gina"):
         batch = json.loads((out / f"feedback/{student}.json").read_text())[0]
         assert "seed" not in batch
         done = run_grader(
             [
+                "--course",
+                str(small_course),
                 "check",
                 "ex4",
                 "--json",
@@ -174,7 +184,7 @@ def test_every_batch_verdict_equals_grader_check_for_the_same_file(
         ] == verdicts
 
 
-def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
+def test_a_gradescope_export_is_read_with_its_students(small_course: Path, tmp_path: Path) -> None:
     root = tmp_path / "export"
     for folder, kernel in (
         ("submission_101", EX4 / "kernel.cu"),
@@ -187,7 +197,7 @@ def test_a_gradescope_export_is_read_with_its_students(tmp_path: Path) -> None:
         "submission_102:\n  :submitters:\n  - :name: Bo\n    :email: bo@uni.edu\n"
     )
     out = tmp_path / "out"
-    done = run_grader(_batch(root, out))
+    done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert "Gradescope export: 2 submission(s)" in done.stderr
     rows = (out / "gradebook.csv").read_text().splitlines()
@@ -209,11 +219,11 @@ def _seeds(out: Path) -> dict[str, int]:
 
 
 def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
-    assert run_grader(_batch(submissions, first)).returncode == 0
-    assert run_grader(_batch(submissions, second)).returncode == 0
+    assert run_grader(_batch(small_course, submissions, first)).returncode == 0
+    assert run_grader(_batch(small_course, submissions, second)).returncode == 0
     seeds = _seeds(first)
     # the public seed (1) alone does not tell a student their inputs
     assert 1 not in seeds.values() and len(set(seeds.values())) == len(seeds)
@@ -222,7 +232,9 @@ def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
     assert secret.stat().st_mode & 0o777 == 0o600
     assert secret.read_text() not in (first / "feedback/alice.md").read_text()
     # a re-grade in the same output directory draws the same inputs
-    assert run_grader(_batch(submissions, first, "--student", "alice")).returncode == 0
+    assert (
+        run_grader(_batch(small_course, submissions, first, "--student", "alice")).returncode == 0
+    )
     with sqlite3.connect(first / "results.sqlite") as db:
         rows = db.execute("SELECT report_json FROM results WHERE student = 'alice'").fetchall()
     import json
@@ -231,18 +243,23 @@ def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
 
 
 def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     import random
 
     reference = tmp_path / "reference"
-    assert run_grader(_batch(submissions, reference, "--jobs", "2")).returncode == 0
+    assert run_grader(_batch(small_course, submissions, reference, "--jobs", "2")).returncode == 0
     moments = random.Random(20261202).sample([x / 10 for x in range(3, 60)], 4)
     out = tmp_path / "interrupted"
     for number, moment in enumerate(moments):
         extra = ("--resume",) if number else ()
         process = subprocess.Popen(
-            [sys.executable, "-m", "grader", *_batch(submissions, out, "--jobs", "2", *extra)],
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                *_batch(small_course, submissions, out, "--jobs", "2", *extra),
+            ],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -251,7 +268,7 @@ def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
         time.sleep(moment)  # startup, discovery, unzipping, grading or writing: wherever it is
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    done = run_grader(_batch(submissions, out, "--jobs", "2", "--resume"))
+    done = run_grader(_batch(small_course, submissions, out, "--jobs", "2", "--resume"))
     assert done.returncode == 0, done.stderr
     assert (out / "gradebook.csv").read_text() == (reference / "gradebook.csv").read_text()
     with sqlite3.connect(out / "results.sqlite") as db:
@@ -260,14 +277,14 @@ def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
 
 
 def test_a_submission_that_links_to_a_host_file_is_refused_without_quoting_it(
-    submissions: Path, tmp_path: Path
+    small_course: Path, submissions: Path, tmp_path: Path
 ) -> None:
     host = tmp_path / "instructor-only.txt"
     host.write_text("__global__ void matmul_tiled_2x2() { SECRET_TOKEN_42 }\n")
     (submissions / "ivan").mkdir()
     (submissions / "ivan" / "kernel.cu").symlink_to(host)
     out = tmp_path / "out"
-    assert run_grader(_batch(submissions, out)).returncode == 0
+    assert run_grader(_batch(small_course, submissions, out)).returncode == 0
     feedback = (out / "feedback/ivan.md").read_text()
     assert "kernel.cu: a symbolic link; hand in the file itself" in feedback
     assert "SECRET_TOKEN_42" not in feedback

@@ -16,28 +16,30 @@ from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.course import load_course
 from grader.grading import grade
 from grader.source import read_source
-from tests.conftest import ROOT
+from tests.conftest import ROOT, alone
 
 try:
     check_toolchain()
 except CpuUnavailableError as exc:
     pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
 
-pytestmark = pytest.mark.slow
+# one worker runs them all, one after another, under the same busy loops (pytest -n)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("loaded_machine")]
 COURSE = load_course(ROOT)
 
 
 @pytest.fixture(scope="module")
 def busy_cores() -> Iterator[int]:
-    """One busy loop per core, for the whole module."""
+    """One busy loop per core, for the whole module, with no other test running meanwhile."""
     count = os.cpu_count() or 2
-    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
-        yield count
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
+    with alone():
+        loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+        try:
+            yield count
+        finally:
+            for loop in loops:
+                loop.kill()
+                loop.wait()
 
 
 @pytest.mark.parametrize("exercise_id", [e.id for e in COURSE.exercises])
