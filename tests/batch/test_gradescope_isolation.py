@@ -27,11 +27,13 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def autograder() -> Iterator[Path]:
-    """The package unpacked where the sandbox's user may reach it, as /autograder/source is."""
+def autograder(small_course: Path) -> Iterator[Path]:
+    """The package unpacked where the sandbox's user may reach it, as /autograder/source is (of
+    the course with small largest cases: the container, not the kernel's size, is tested)."""
     root = Path(tempfile.mkdtemp(prefix="grader-test-autograder-", dir="/tmp"))
     package = root / "autograder.zip"
-    done = run_grader(["gradescope-package", str(package), "--exercise", "ex1"])
+    command = ["--course", str(small_course), "gradescope-package", str(package)]
+    done = run_grader([*command, "--exercise", "ex1"])
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(package) as zipped:
         zipped.extractall(root / "source")
@@ -86,7 +88,7 @@ def test_gradescope_grades_isolated_and_alike_in_every_container(
 
 
 def test_a_batch_without_bubblewrap_grades_only_once_others_cannot_read_the_work(
-    tmp_path: Path,
+    small_course: Path, tmp_path: Path
 ) -> None:
     # the students' programs run as a user of their own, who could read any submission others
     # can: the batch stops before grading anyone, saying what to chmod, then grades once it is
@@ -98,7 +100,7 @@ def test_a_batch_without_bubblewrap_grades_only_once_others_cannot_read_the_work
         kernel = ROOT / "solutions/ex1-non-square/kernel.cu"
         shutil.copy(kernel, submissions / "alice" / "kernel.cu")
         course = shared / "course"  # the course as students have it: no solutions
-        assert run_grader(["release", str(course)]).returncode == 0
+        assert run_grader(["--course", str(small_course), "release", str(course)]).returncode == 0
         command = [sys.executable, "-m", "grader", "--course", str(course), "batch"]
         command += [str(submissions), "--exercise"]
         command += ["ex1", "--backend", "cpu", "--out"]

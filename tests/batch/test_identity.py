@@ -18,17 +18,23 @@ from tests.conftest import run_grader
 pytestmark = pytest.mark.slow
 
 
+def _batch(course: Path, root: Path, out: Path) -> list[str]:
+    """ex4 on the CPU backend, of the course with small largest cases: the names are tested."""
+    where = ["--course", str(course), "batch", str(root), "--out", str(out)]
+    return [*where, "--exercise", "ex4", "--backend", "cpu"]
+
+
 def _csv(path: Path) -> list[list[str]]:
     with path.open(newline="") as file:
         return list(csv.reader(file))
 
 
-def test_students_alike_after_clean_up_and_groups_each_get_their_grade(tmp_path: Path) -> None:
+def test_students_alike_after_clean_up_and_groups_each_get_their_grade(
+    small_course: Path, tmp_path: Path
+) -> None:
     root = write_export(tmp_path / "export")
     out = tmp_path / "out"
-    done = run_grader(
-        ["batch", str(root), "--out", str(out), "--exercise", "ex4", "--backend", "cpu"]
-    )
+    done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert _csv(out / "gradebook.csv") == [
         ["submission", "sid", "email", "name", "ex4", "total"],
@@ -51,7 +57,9 @@ def test_students_alike_after_clean_up_and_groups_each_get_their_grade(tmp_path:
         assert (out / f"feedback/{key}.md").is_file()
 
 
-def test_names_like_formulas_are_quoted_in_every_csv_of_a_batch(tmp_path: Path) -> None:
+def test_names_like_formulas_are_quoted_in_every_csv_of_a_batch(
+    small_course: Path, tmp_path: Path
+) -> None:
     root = tmp_path / "submissions"
     for name in ("alice", "=1+1", "+cmd", "@SUM(A1)", "-2"):
         (root / name).mkdir(parents=True)
@@ -59,9 +67,7 @@ def test_names_like_formulas_are_quoted_in_every_csv_of_a_batch(tmp_path: Path) 
     with zipfile.ZipFile(root / "alice.zip", "w") as zipped:
         zipped.writestr("kernel.cu", WRONG)
     out = tmp_path / "out"
-    done = run_grader(
-        ["batch", str(root), "--out", str(out), "--exercise", "ex4", "--backend", "cpu"]
-    )
+    done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert sorted(_csv(out / "gradebook.csv")[1:]) == [
         ["'+cmd", "33.33", "33.33"],

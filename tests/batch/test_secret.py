@@ -65,8 +65,9 @@ def test_a_student_facing_report_shows_no_seed_where_a_students_own_run_does() -
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def batch(tmp_path_factory: pytest.TempPathFactory, small_course: Path) -> Path:
     root = tmp_path_factory.mktemp("seeds")
+    (root / "course").symlink_to(small_course)  # small largest cases: the seeds are tested
     for student, kernel in (("alice", KERNEL), ("erin", WRONG)):
         (root / "submissions" / student).mkdir(parents=True)
         (root / "submissions" / student / "kernel.cu").write_bytes(kernel.read_bytes())
@@ -77,7 +78,19 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _args(root: Path, *extra: str) -> list[str]:
     where = [str(root / "submissions"), "--out", str(root / "out")]
-    return ["batch", *where, "--exercise", "ex4", "--backend", "cpu", "--seed", "1", *extra]
+    course = ["--course", str(root / "course")]
+    return [
+        *course,
+        "batch",
+        *where,
+        "--exercise",
+        "ex4",
+        "--backend",
+        "cpu",
+        "--seed",
+        "1",
+        *extra,
+    ]
 
 
 def _stored_seeds(out: Path, student: str) -> list[int]:
