@@ -78,19 +78,8 @@ def batch(tmp_path_factory: pytest.TempPathFactory, small_course: Path) -> Path:
 
 def _args(root: Path, *extra: str) -> list[str]:
     where = [str(root / "submissions"), "--out", str(root / "out")]
-    course = ["--course", str(root / "course")]
-    return [
-        *course,
-        "batch",
-        *where,
-        "--exercise",
-        "ex4",
-        "--backend",
-        "cpu",
-        "--seed",
-        "1",
-        *extra,
-    ]
+    options = ["--exercise", "ex4", "--backend", "cpu", "--seed", "1", *extra]
+    return ["--course", str(root / "course"), "batch", *where, *options]
 
 
 def _stored_seeds(out: Path, student: str) -> list[int]:
