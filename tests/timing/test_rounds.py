@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
@@ -52,10 +53,14 @@ def test_blocks_alternate_and_the_speedup_is_the_ratio_of_medians(tmp_path: Path
     order = [(block.index, block.label) for block in timing.samples]
     assert order[:4] == [(0, "baseline"), (0, "student"), (1, "baseline"), (1, "student")]
     assert all(block.stats.rounds == 3 for block in timing.samples)
-    assert 1.4 < timing.speedup < 2.6  # 2 ms against 1 ms, give or take the host's timer
-    assert timing.medians["student"] == np.median(
-        [t for block in timing.samples if block.label == "student" for t in block.stats.data]
-    )
+    # the speedup is the ratio of the medians of every timed launch (not of the host's timer,
+    # which a loaded machine stretches unevenly: no bound on the 2 ms against 1 ms here)
+    medians = {
+        label: np.median([t for b in timing.samples if b.label == label for t in b.stats.data])
+        for label in ("baseline", "student")
+    }
+    assert timing.medians == medians
+    assert timing.speedup == pytest.approx(medians["baseline"] / medians["student"])
     # warm-up once per kernel, then 3 timed launches per block; the L2 flushed before each
     assert timing.launches == {"baseline": 13, "student": 13}
     assert gemm.flushes == 26
