@@ -112,10 +112,6 @@ class Stage:
     def __str__(self) -> str:
         return f"{self.name}: {self.detail} in {self.seconds:.2f} s"
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = TypeAdapter(Stage).dump_python(self, mode="json")
-        return data
-
 
 @dataclass
 class Report:

@@ -105,6 +105,7 @@ class ResultStore:
     def _insert(
         self, run_id: str, student: str, exercise: str, digest: str, report: Report
     ) -> None:
+        document = report.to_json()
         row = BatchRecord(
             run_id=run_id,
             student=student,
@@ -113,7 +114,7 @@ class ResultStore:
             score=report.score,
             max_score=report.max_score,
             passed=report.passed,
-            report=ReportDocument.model_validate(report.to_json()),
+            report=ReportDocument.model_validate(document),
             device=str(report.device),
             grader_version=__version__,
             graded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -132,7 +133,7 @@ class ResultStore:
                     row.score,
                     row.max_score,
                     int(row.passed),
-                    json.dumps(report.to_json()),
+                    json.dumps(document),
                     row.device,
                     row.grader_version,
                     row.graded_at,
