@@ -5,17 +5,25 @@ reads the course (see prestart)."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from grader.sandbox import SANDBOX_ENV
 from grader.sandbox.scope import Scope, open_scope
+
+SERVE_FLAG = "--serve"
+"""grader.worker's flag for a child that takes job after job."""
 
 
 def worker_command() -> list[str]:
@@ -40,21 +48,40 @@ class Spawned:
     stderr: IO[bytes]
     backend: str
     scope: Scope
+    env: dict[str, str] = field(default_factory=dict)
+    command: list[str] = field(default_factory=list)
+    serving: bool = False
+    """Started with --serve: takes job after job, each a frame on stdin (grader.worker)."""
+
+    def close(self) -> None:
+        """Kill the child and everything it started; remove its files."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        with contextlib.suppress(OSError):
+            os.close(self.read_fd)
+        self.stderr.close()
+        self.scope.close()
 
 
 _prestarted: list[Spawned] = []
 
 
-def spawn(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
+def spawn(
+    backend: str, env: dict[str, str], command: Sequence[str], *, serving: bool = False
+) -> Spawned:
     """A grading child that imports what it needs and opens `backend` at once, then waits for
-    its job on stdin."""
+    its job on stdin (its jobs, `serving`)."""
     full_env = {**_child_env(), **env}
     scope = open_scope(sandboxed=full_env.get(SANDBOX_ENV) != "off")
     read_fd, write_fd = os.pipe()
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by whoever runs the child
     try:
         process = subprocess.Popen(
-            [*command, str(write_fd), backend],
+            [*command, str(write_fd), backend, *([SERVE_FLAG] if serving else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -67,7 +94,7 @@ def spawn(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
         raise
     finally:
         os.close(write_fd)
-    return Spawned(process, read_fd, stderr, backend, scope)
+    return Spawned(process, read_fd, stderr, backend, scope, dict(env), list(command), serving)
 
 
 def prestart(backend: str) -> None:
@@ -87,11 +114,88 @@ def _close_unused() -> None:
 
 
 def take(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
-    """A prestarted child that fits (same backend, no extra environment, the usual command),
-    else a new one."""
+    """Inside `serving()` (with the usual command): an idle serving child of this backend and
+    environment, else a new serving one. Otherwise a prestarted child that fits (same backend,
+    no extra environment, the usual command), else a new one."""
+    if _pool is not None:
+        return _pool.take(backend, env, command)
     for spawned in _prestarted:
         usable = spawned.process.poll() is None and spawned.backend == backend
         if usable and not env and list(command) == worker_command():
             _prestarted.remove(spawned)
             return spawned
     return spawn(backend, env, command)
+
+
+class _Pool:
+    """Idle serving children, by backend, environment (a batch lane's GPU) and command."""
+
+    def __init__(self) -> None:
+        self._idle: list[Spawned] = []
+        self._lock = threading.Lock()
+
+    def take(self, backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
+        with self._lock:
+            for spawned in self._idle:
+                if (spawned.backend, spawned.env, spawned.command) == (backend, env, list(command)):
+                    self._idle.remove(spawned)
+                    if spawned.process.poll() is None:
+                        return spawned
+                    spawned.close()
+                    break
+        return spawn(backend, env, command, serving=True)
+
+    def put(self, spawned: Spawned) -> None:
+        with self._lock:
+            self._idle.append(spawned)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for spawned in idle:
+            spawned.close()
+
+
+_pool: _Pool | None = None
+
+
+@contextmanager
+def serving() -> Iterator[None]:
+    """Within the block, gradings reuse their children: a child that finished a job cleanly
+    (grader.worker --serve) takes the next one of its backend and lane, keeping Python, CuPy and
+    its CUDA context; one that could not is replaced by a fresh one, started at once. Every
+    child is ended when the block ends."""
+    global _pool
+    _pool = _Pool()
+    try:
+        yield
+    finally:
+        pool, _pool = _pool, None
+        pool.close()
+
+
+def finished(spawned: Spawned, reusable: bool) -> None:
+    """A child's job is over: a reusable serving child goes back to the pool, its scope emptied
+    (nothing of the last submission stays on disk, nothing it started keeps running); any other
+    is ended, and inside `serving()` a fresh one starts in its place."""
+    pool = _pool
+    if reusable and spawned.serving and pool is not None and spawned.process.poll() is None:
+        spawned.scope.sweep()
+        _empty(spawned.scope.tmp)
+        spawned.stderr.seek(0)
+        spawned.stderr.truncate()
+        pool.put(spawned)
+        return
+    spawned.close()
+    if spawned.serving and pool is not None:
+        pool.put(spawn(spawned.backend, spawned.env, spawned.command, serving=True))
+
+
+def _empty(directory: Path) -> None:
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)

@@ -8,7 +8,7 @@ newlines, delimit events. A frame that does not parse as an event ends the child
 from __future__ import annotations
 
 import struct
-from typing import Annotated, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -52,7 +52,20 @@ class ResultEvent(_Event):
     result: CheckResult
 
 
-Event = Annotated[DeviceEvent | StartEvent | StageEvent | ResultEvent, Field(discriminator="event")]
+class FinishedEvent(_Event):
+    """A serving child (grader.worker --serve) is done with its job: `code` is what a one-shot
+    child would have exited with; `reusable` says whether it can take another job (its device is
+    a GPU whose context is still healthy and whose memory it has released)."""
+
+    event: Literal["finished"] = "finished"
+    code: int
+    reusable: bool
+
+
+Event = Annotated[
+    DeviceEvent | StartEvent | StageEvent | ResultEvent | FinishedEvent,
+    Field(discriminator="event"),
+]
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
 
@@ -66,8 +79,22 @@ class BadFrameError(Exception):
 
 
 def encode(event: Event) -> bytes:
-    body = event.model_dump_json().encode()
+    return frame(event.model_dump_json().encode())
+
+
+def frame(body: bytes) -> bytes:
+    """`body` framed as on the channel (a serving child's jobs travel so on its stdin)."""
     return _HEADER.pack(len(body)) + body
+
+
+def read_frame(stream: BinaryIO) -> bytes | None:
+    """The next frame's body from a blocking stream; None at its end (or a truncated frame)."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (length,) = _HEADER.unpack(header)
+    body = stream.read(length)
+    return body if len(body) == length else None
 
 
 def decode(buffer: bytes) -> tuple[list[Event], bytes]:

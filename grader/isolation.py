@@ -19,15 +19,17 @@ from typing import IO
 
 from grader import memory_watch
 from grader.checks.base import EXIT_CONTEXT_LOST, PlannedCheck
-from grader.children import Spawned, take, worker_command
+from grader.children import Spawned, finished, take, worker_command
 from grader.events import (
     BadFrameError,
     DeviceEvent,
     Event,
+    FinishedEvent,
     ResultEvent,
     StageEvent,
     StartEvent,
     decode,
+    frame,
 )
 from grader.job import Job
 from grader.results import CheckResult, CheckStatus, DeviceInfo, Stage
@@ -49,6 +51,8 @@ class _ChildRun:
     stderr: str = ""
     bad_frame: str = ""
     """What the child sent that is not an event (then it is stopped)."""
+    reusable: bool = False
+    """A serving child said it finished the job cleanly and can take another."""
 
 
 def _read_tail(stream: IO[bytes]) -> str:
@@ -68,71 +72,90 @@ student code runs before then, and a cold machine can take seconds."""
 
 def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
     spawned = take(job.backend, job.env, command)
+    run = _ChildRun(limit=time_limit)
     try:
-        return _watch_child(spawned, job, time_limit)
+        _watch_child(spawned, job, run)
     finally:
         # whatever happened (an interrupt too): the child and everything its programs left are
-        # killed, and its temporary files removed
-        if spawned.process.poll() is None:
-            _kill_group(spawned.process)
-            spawned.process.wait()
-        spawned.scope.close()
-
-
-def _watch_child(spawned: Spawned, job: Job, time_limit: float) -> _ChildRun:
-    run = _ChildRun(limit=time_limit)
-    process, read_fd = spawned.process, spawned.read_fd
-    with spawned.stderr as stderr:
-        assert process.stdin is not None
-        try:
-            process.stdin.write(json.dumps(job.to_json()).encode())
-            process.stdin.close()
-        except BrokenPipeError:
-            pass
-        buffer = b""
-        deadline = last_event = time.monotonic()
-        deadline += time_limit + STARTUP_S
-        memory_limit = memory_watch.limit_bytes()
-        next_sample = last_event
-        with selectors.DefaultSelector() as selector, os.fdopen(read_fd, "rb", buffering=0) as pipe:
-            selector.register(pipe, selectors.EVENT_READ)
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    run.timed_out = True
-                    break
-                ready = selector.select(timeout=min(remaining, _MEMORY_SAMPLE_S))
-                if time.monotonic() >= next_sample:
-                    next_sample = time.monotonic() + _MEMORY_SAMPLE_S
-                    used = memory_watch.resident_bytes(process.pid, spawned.scope.uid)
-                    if used > memory_limit:
-                        run.out_of_memory = True
-                        break
-                if not ready:
-                    continue
-                chunk = pipe.read(65536)
-                if not chunk:
-                    break
-                try:
-                    events, buffer = decode(buffer + chunk)
-                except BadFrameError as exc:  # what came before it in this read still counts
-                    run.bad_frame, events = str(exc), exc.events
-                for event in events:
-                    now = time.monotonic()
-                    _handle_event(event, run, now - last_event)
-                    last_event = now
-                    # The child knows what the next check costs on its backend (the CPU
-                    # emulator is far slower than a GPU) and may extend the limit for it.
-                    extra_s = event.extra_s if isinstance(event, StartEvent) else 0.0
-                    run.limit = time_limit + extra_s
-                    deadline = time.monotonic() + run.limit
-                if run.bad_frame:
-                    break
-        if run.timed_out or run.out_of_memory or run.bad_frame:
-            _kill_group(process)
-        run.returncode = process.wait()
-        run.stderr = _read_tail(stderr)
+        # killed, and its temporary files removed, unless it serves on, cleanly
+        finished(spawned, run.reusable)
     return run
+
+
+def _send(spawned: Spawned, job: Job) -> None:
+    stdin = spawned.process.stdin
+    assert stdin is not None
+    text = json.dumps(job.to_json()).encode()
+    try:
+        if spawned.serving:  # job after job, each a frame
+            stdin.write(frame(text))
+            stdin.flush()
+        else:
+            stdin.write(text)
+            stdin.close()
+    except BrokenPipeError:
+        pass
+
+
+def _watch_child(spawned: Spawned, job: Job, run: _ChildRun) -> None:
+    _send(spawned, job)
+    done = _read_events(spawned, run)
+    if done is not None:  # a serving child finished the job: it has exited, or serves on
+        run.returncode, run.reusable = done.code, done.reusable
+        if not done.reusable:
+            run.returncode = spawned.process.wait()
+    else:
+        if run.timed_out or run.out_of_memory or run.bad_frame:
+            _kill_group(spawned.process)
+        run.returncode = spawned.process.wait()
+    run.stderr = _read_tail(spawned.stderr)
+
+
+def _read_events(spawned: Spawned, run: _ChildRun) -> FinishedEvent | None:
+    """Take the child's events into `run` until it finishes the job (a serving child's
+    FinishedEvent, returned), closes its channel, or is to be stopped (a limit, a bad frame)."""
+    time_limit = run.limit
+    buffer = b""
+    deadline = last_event = time.monotonic()
+    deadline += time_limit + STARTUP_S
+    memory_limit = memory_watch.limit_bytes()
+    next_sample = last_event
+    with selectors.DefaultSelector() as selector:
+        selector.register(spawned.read_fd, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                run.timed_out = True
+                return None
+            ready = selector.select(timeout=min(remaining, _MEMORY_SAMPLE_S))
+            if time.monotonic() >= next_sample:
+                next_sample = time.monotonic() + _MEMORY_SAMPLE_S
+                used = memory_watch.resident_bytes(spawned.process.pid, spawned.scope.uid)
+                if used > memory_limit:
+                    run.out_of_memory = True
+                    return None
+            if not ready:
+                continue
+            chunk = os.read(spawned.read_fd, 65536)
+            if not chunk:
+                return None
+            try:
+                events, buffer = decode(buffer + chunk)
+            except BadFrameError as exc:  # what came before it in this read still counts
+                run.bad_frame, events = str(exc), exc.events
+            for event in events:
+                if isinstance(event, FinishedEvent):
+                    return event
+                now = time.monotonic()
+                _handle_event(event, run, now - last_event)
+                last_event = now
+                # The child knows what the next check costs on its backend (the CPU
+                # emulator is far slower than a GPU) and may extend the limit for it.
+                extra_s = event.extra_s if isinstance(event, StartEvent) else 0.0
+                run.limit = time_limit + extra_s
+                deadline = time.monotonic() + run.limit
+            if run.bad_frame:
+                return None
 
 
 def _handle_event(event: Event, run: _ChildRun, seconds: float) -> None:

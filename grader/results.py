@@ -20,6 +20,7 @@ from grader.text_bounds import bounded, bounded_list, bounded_name
 REPORT_SCHEMA_VERSION = 1
 """The version of the report document; raised whenever a field changes meaning or goes."""
 
+
 class _Word(str, Enum):
     """An enum whose members are their words, in text and in JSON ("passed", not the member)."""
 

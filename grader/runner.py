@@ -43,9 +43,16 @@ def open_backend(choice: str) -> tuple[Backend | None, DeviceInfo]:
     return None, DeviceInfo(backend="none", name="no device", detail="; ".join(reasons))
 
 
-def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | None = None) -> int:
+def execute(
+    job: Job,
+    emit: Emit,
+    opened: tuple[Backend | None, DeviceInfo] | None = None,
+    *,
+    close: bool = True,
+) -> int:
     """Run the job's remaining checks, emitting each result; returns the process exit code.
-    `opened`: the backend the child opened while waiting for the job (else it is opened here)."""
+    `opened`: the backend the child opened while waiting for the job (else it is opened here);
+    `close=False` leaves it open for the next job (the caller recycles it)."""
     spec = ExerciseSpec.model_validate(job.spec)
     # Native student code (the CPU backend) never sees the course's solutions.
     hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
@@ -56,7 +63,7 @@ def execute(job: Job, emit: Emit, opened: tuple[Backend | None, DeviceInfo] | No
     try:
         return run_checks(context)
     finally:
-        if backend is not None:
+        if backend is not None and close:
             backend.close()
 
 

@@ -158,3 +158,73 @@ def test_a_correct_but_slow_kernel_fails_with_its_figures() -> None:
     assert timing.status == "failed"
     assert timing.message.startswith("too slow: ")
     assert timing.figures["speedup"] < timing.figures["min_speedup"]
+
+
+def test_a_recycled_gpu_backend_leaves_nothing_of_the_last_submission_readable() -> None:
+    from grader.backends.gpu import GpuBackend
+    from grader.backends.gpu.runtime import import_cupy
+
+    cp = import_cupy()
+    backend = GpuBackend()
+    marked = cp.full(1 << 24, 12345.0, dtype=cp.float32)  # the last submission's data
+    del marked
+    assert backend.recycle()
+    for size in (1 << 24, 1 << 26):  # the same size (the pool's old block), and more
+        fresh = cp.empty(size, dtype=cp.float32)
+        assert not bool((fresh == 12345.0).any())
+        assert bool(cp.isnan(fresh).all())  # poison, where nothing was written yet
+        del fresh
+    kept = cp.zeros(16, dtype=cp.float32)  # a buffer still in use: the child must not go on
+    assert not backend.recycle()
+    del kept
+
+
+def test_a_gpu_lane_serves_submission_after_submission_with_checks_verdicts(
+    tmp_path: Path,
+) -> None:
+    solution = (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_text()
+    crash = solution.replace("{", "{\n    if (threadIdx.x == 0) { C[-(1 << 28)] = 1.0f; }", 1)
+    wrong = (ROOT / "solutions/ex4-register-tiling/wrong/no_edge_guards.cu").read_text()
+    kernels = {"s1": solution, "s2": wrong, "s3": solution, "s4": crash, "s5": solution}
+    submissions = tmp_path / "submissions"
+    for student, text in kernels.items():
+        (submissions / student).mkdir(parents=True)
+        (submissions / student / "kernel.cu").write_text(text)
+    out = tmp_path / "out"
+    args = ["batch", str(submissions), "--out", str(out), "--exercise", "ex4", "--seed", "5"]
+    done = run_grader([*args, "--backend", "gpu", "--gpus", "0", "--jobs", "1"])
+    assert done.returncode == 0, done.stderr
+    for student in kernels:
+        batch = json.loads((out / f"feedback/{student}.json").read_text())[0]
+        seed = _seed(out, student)
+        alone = json.loads(
+            run_grader(
+                [
+                    "check",
+                    "ex4",
+                    "--json",
+                    "--backend",
+                    "gpu",
+                    "--seed",
+                    str(seed),
+                    "--file",
+                    str(submissions / student / "kernel.cu"),
+                ]
+            ).stdout
+        )
+        assert [(c["name"], c["status"]) for c in batch["checks"]] == [
+            (c["name"], c["status"]) for c in alone["checks"]
+        ], student
+    # one child timed s1 and s3; the crash in s4 ended it, and a fresh one timed s5
+    timed = [line.split()[1] for line in (out / "lanes/gpu0/timing.log").read_text().splitlines()]
+    pids = list(dict.fromkeys(timed))
+    assert len(pids) == 2, timed
+
+
+def _seed(out: Path, student: str) -> int:
+    import sqlite3
+
+    with sqlite3.connect(out / "results.sqlite") as db:
+        query = "SELECT report_json FROM results WHERE student = ?"
+        (text,) = db.execute(query, (student,)).fetchone()
+    return int(json.loads(text)["seed"])

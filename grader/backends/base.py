@@ -136,3 +136,10 @@ class Backend(Protocol):
     def close(self) -> None:
         """Release what the backend holds for the kernel (the CPU backend's running programs)."""
         ...
+
+    def recycle(self) -> bool:
+        """Ready this backend for another submission in the same process: wait for the device,
+        release every buffer and module of the last one. False where it cannot be (a lost CUDA
+        context; the CPU backend, whose programs are processes of their own): then the process
+        ends, and a fresh one takes the next submission."""
+        ...

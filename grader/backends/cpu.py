@@ -230,6 +230,12 @@ class CpuBackend:
         for checked in list(self._sessions):
             self._close_session(checked)
 
+    def recycle(self) -> bool:
+        """Never: a student's program runs natively here, and a fresh process (with a fresh
+        sandbox) is the isolation between submissions."""
+        self.close()
+        return False
+
     def take_warnings(self) -> list[str]:
         taken, self.warnings = self.warnings, []
         return taken

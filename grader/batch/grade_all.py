@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 
 from grader.batch.discover import Submission
 from grader.batch.run_one import grade_submission
 from grader.batch.secret import mixed_seed
 from grader.batch.store import ResultStore
+from grader.children import serving
 from grader.errors import GraderError
+from grader.lane_lock import LANE_ENV
 from grader.report.batch_console import BatchConsole
 
 
@@ -27,8 +30,15 @@ def grade_all(
     jobs: int,
     console: BatchConsole,
 ) -> None:
-    """Grade each (submission, digest) of `todo` and record its report in `store`."""
-    with console.progress(len(todo)) as advance, ThreadPoolExecutor(jobs) as pool:
+    """Grade each (submission, digest) of `todo` and record its report in `store`. On GPU
+    lanes, grading children serve submission after submission (children.serving), keeping their
+    CUDA context; on the CPU every grading has fresh ones."""
+    on_lanes = any(LANE_ENV in lane for lane in lanes)
+    with (
+        console.progress(len(todo)) as advance,
+        serving() if on_lanes else nullcontext(),
+        ThreadPoolExecutor(jobs) as pool,
+    ):
         futures = {
             pool.submit(
                 grade_submission,

@@ -26,6 +26,7 @@ MEMORY_BYTES = 8 * 1024**3
 """Address space of an uninstrumented build (RLIMIT_AS): its fiber stacks are reserved, not used."""
 MEMORY_ENV = "GRADER_CPU_MEMORY_MB"
 
+
 def rss_limit_mb() -> int:
     """Resident memory allowed to a sanitizer build, which cannot live under RLIMIT_AS
     (AddressSanitizer reserves terabytes of shadow address space): its own watchdog enforces it."""

@@ -24,6 +24,7 @@ _DEFINE_NAME = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$")
 _SHAPE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*x\s*(\d+)\s*$")
 _KERNEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+
 class SpecModel(BaseModel):
     """Every spec model: unknown keys are errors, values are frozen, types strict."""
 

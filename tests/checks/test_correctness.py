@@ -47,6 +47,9 @@ class NumpyDevice:
     def take_warnings(self) -> list[str]:
         return []
 
+    def recycle(self) -> bool:
+        return False
+
     def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
         a, b, c = launch.a.copy(), launch.b.copy(), launch.c.copy()
         self.behaviour(a, b, c, launch.offset, launch.m, launch.k, launch.n, next(self.counter))

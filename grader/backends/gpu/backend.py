@@ -15,6 +15,7 @@ from grader.backends.base import (
 )
 from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import launch_geometry
+from grader.backends.gpu.memory import ScrubbedPool
 from grader.backends.gpu.runtime import (
     GpuUnavailableError,
     cuda_errors,
@@ -54,6 +55,7 @@ class GpuBackend:
             f"CUDA runtime {_version(runtime.runtimeGetVersion())}, CuPy {cupy.__version__}",
         )
         self._function: Any = None
+        self._memory = ScrubbedPool(cupy)
 
     @property
     def device(self) -> DeviceInfo:
@@ -132,6 +134,10 @@ class GpuBackend:
 
     def close(self) -> None:
         """Nothing to release: the CUDA context lives as long as the grading process."""
+
+    def recycle(self) -> bool:
+        self._function = None
+        return self._memory.release()
 
     def take_warnings(self) -> list[str]:
         return []

@@ -1,0 +1,173 @@
+"""Serving children (children.serving, grader.worker --serve): a batch lane's child grades job
+after job, and one that cannot go on is replaced, without a verdict changing. Stand-in children
+here; the real worker on the CPU backend at the end, and on a GPU in tests/test_gpu.py."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import children, isolation
+from grader.checks.base import PlannedCheck
+from grader.children import serving
+from grader.course import load_course
+from grader.grading import grade
+from grader.isolation import run_isolated
+from grader.job import Job
+from grader.results import CheckKind
+from grader.source import read_source
+from tests.processes import descendants
+
+PLANNED = [PlannedCheck(f"check {i}", CheckKind.CORRECTNESS, 1.0) for i in range(2)]
+
+FAKE_SERVER = r"""
+import json, os, struct, sys, time
+out = os.fdopen(int(sys.argv[1]), "wb", buffering=0)
+assert sys.argv[3] == "--serve"
+def send(event):
+    body = json.dumps(event).encode()
+    out.write(struct.pack(">I", len(body)) + body)
+def result(name, message):
+    return {"event": "result", "result": {"name": name, "kind": "correctness",
+            "status": "passed", "score": 1.0, "max_score": 1.0, "message": message,
+            "symptoms": []}}
+while True:
+    header = sys.stdin.buffer.read(4)
+    if len(header) < 4:
+        sys.exit(0)
+    job = json.loads(sys.stdin.buffer.read(struct.unpack(">I", header)[0]))
+    mode = job["source_text"]
+    send({"event": "device", "device": {"backend": "gpu", "name": "fake", "detail": ""}})
+    left = sorted(os.listdir(os.environ["TMPDIR"]))
+    for i in range(2):
+        name = f"check {i}"
+        if name in job["done"]:
+            continue
+        if i == 1 and mode == "crash" and not job["done"]:
+            os._exit(134)
+        if i == 1 and mode == "hang":
+            time.sleep(3600)
+        send(result(name, f"pid {os.getpid()} found {left}"))
+    if mode == "litter":
+        open(os.path.join(os.environ["TMPDIR"], "answers-of-the-last-student"), "w").close()
+        print("the last student's secret", file=sys.stderr, flush=True)
+    code = 3 if mode == "context" else 0
+    send({"event": "finished", "code": code, "reusable": code == 0})
+    if code:
+        sys.exit(code)
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> list[str]:
+    path = tmp_path / "fake_server.py"
+    path.write_text(FAKE_SERVER)
+    return [sys.executable, str(path)]
+
+
+def _grade(mode: str, command: list[str], time_limit: float = 30.0) -> list[str]:
+    job = Job(spec={}, source_text=mode, display_name="k.cu", seed=1)
+    _device, results, _stages = run_isolated(job, PLANNED, time_limit, command)
+    return [f"{r.status} {r.message}" for r in results]
+
+
+def _pid(line: str) -> int:
+    return int(line.split()[2])
+
+
+def test_one_child_grades_job_after_job_inside_serving(server: list[str]) -> None:
+    with serving():
+        lines = [line for _ in range(3) for line in _grade("ok", server)]
+    assert all(line.startswith("passed pid ") for line in lines)
+    assert len({_pid(line) for line in lines}) == 1
+    assert descendants(os.getpid()) == []  # ended with the block
+
+
+def test_a_crash_costs_its_check_only_and_a_fresh_child_takes_the_rest(
+    server: list[str],
+) -> None:
+    with serving():
+        before = _grade("ok", server)
+        crashed = _grade("crash", server)
+        after = [_grade("ok", server), _grade("ok", server)]
+    assert crashed[0].startswith("passed") and crashed[1].startswith("error")
+    assert "the grading process exited with code 134" in crashed[1]
+    assert [line.split()[0] for lines in after for line in lines] == ["passed"] * 4
+    assert _pid(after[0][0]) != _pid(before[0])  # replaced...
+    assert _pid(after[0][0]) == _pid(after[1][0])  # ...and the replacement serves on
+
+
+def test_a_lost_context_ends_the_child_and_the_next_job_gets_a_fresh_one(
+    server: list[str],
+) -> None:
+    with serving():
+        lost = _grade("context", server)
+        after = _grade("ok", server)
+    assert [line.split()[0] for line in lost + after] == ["passed"] * 4
+    assert _pid(after[0]) != _pid(lost[0])
+
+
+@pytest.mark.slow
+def test_a_hang_is_stopped_at_its_limit_and_the_batch_goes_on(server: list[str]) -> None:
+    with serving():
+        hung = _grade("hang", server, time_limit=1.0)
+        after = _grade("ok", server)
+    assert hung[0].startswith("passed") and hung[1].startswith("failed")
+    assert "time limit of 1 s" in hung[1]
+    assert [line.split()[0] for line in after] == ["passed", "passed"]
+    assert _pid(after[0]) != _pid(hung[0])
+
+
+def test_nothing_a_job_left_reaches_the_next_one(server: list[str]) -> None:
+    with serving():
+        _grade("litter", server)
+        after = _grade("ok", server)
+        crashed = _grade("crash", server)
+    assert after[0].endswith("found []")  # its files are gone from the child's TMPDIR
+    assert _pid(after[0]) == _pid(crashed[0])  # the same child, whose stderr...
+    assert "secret" not in crashed[1]  # ...is the crashed job's alone
+
+
+RECYCLING_CPU_WORKER = """
+import os, sys
+from grader.backends.cpu import CpuBackend
+CpuBackend.recycle = lambda self: (self.close(), True)[1]  # as a GPU's backend does
+from grader import worker
+os._exit(worker.main())
+"""
+
+
+@pytest.mark.slow
+def test_the_real_worker_serving_job_after_job_gives_each_submission_its_own_verdict(
+    small_course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exercise = load_course(small_course).find("ex1")
+    solutions = small_course / "solutions/ex1-non-square"
+    kernels = [solutions / "kernel.cu", solutions / "wrong/floor_tiles.cu", solutions / "kernel.cu"]
+
+    def verdicts() -> list[list[tuple[str, str, float]]]:
+        reports = [grade(exercise, read_source(k), seed=7, backend="cpu") for k in kernels]
+        return [[(c.name, c.status, c.score) for c in r.checks] for r in reports]
+
+    one_shot = verdicts()
+    script = tmp_path / "recycling_worker.py"
+    script.write_text(RECYCLING_CPU_WORKER)
+    monkeypatch.setattr(isolation, "worker_command", lambda: [sys.executable, str(script)])
+    started: list[str] = []
+    real_spawn = children.spawn
+
+    def counted(*args: Any, **kwargs: Any) -> children.Spawned:
+        started.append(args[0])
+        return real_spawn(*args, **kwargs)
+
+    monkeypatch.setattr(children, "spawn", counted)
+    with serving():
+        served = verdicts()
+    assert served == one_shot
+    assert started == ["cpu"]  # one child graded all three
+    assert {status for checks in served[1:2] for _, status, _ in checks} & {"failed"}
+    assert all(status == "passed" for _, status, _ in served[0] + served[2])
