@@ -25,13 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 EX1 = ROOT / "solutions/ex1-non-square"
 EX4 = ROOT / "solutions/ex4-register-tiling"
 DIRS = {"ex1": "ex1-non-square", "ex4": "ex4-register-tiling"}
-TARGET_PER_MINUTE = 60.0
+TARGET_PER_MINUTE = 200.0
 SEED = 7
 
 
 def _crashing(solution: str) -> str:
-    """The solution, plus a store far outside C: an illegal address, the CUDA context is lost."""
-    return solution.replace("{", "{\n    if (threadIdx.x == 0) { C[-(1 << 28)] = 1.0f; }", 1)
+    """The solution, its kernel storing to an unmapped address first: an illegal address, the
+    CUDA context is lost."""
+    head, body = solution.split("__global__", 1)
+    return head + "__global__" + body.replace("{", "{ *((volatile float*)8ull) = 1.0f;", 1)
 
 
 KINDS: list[tuple[str, str, str]] = [
@@ -115,6 +117,7 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--profile", type=Path, help="write a sampling profile of the batch here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grader-batch-bench-") as scratch:
         root = Path(scratch) / "class"
@@ -122,6 +125,8 @@ def main() -> int:
         kinds = generate(root, args.students)
         out = Path(scratch) / "out"
         command = [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
+        if args.profile:
+            command[1:1] = [str(ROOT / "benchmarks/sampled.py"), str(args.profile.resolve())]
         command += ["--exercise", "ex1", "--exercise", "ex4", "--gpus", "0", "--backend", "gpu"]
         command += ["--jobs", str(args.jobs), "--seed", str(SEED)]  # mixed with OUT/secret.key
         start = time.perf_counter()

@@ -130,7 +130,9 @@ def _read_events(spawned: Spawned, run: _ChildRun) -> FinishedEvent | None:
             ready = selector.select(timeout=min(remaining, _MEMORY_SAMPLE_S))
             if time.monotonic() >= next_sample:
                 next_sample = time.monotonic() + _MEMORY_SAMPLE_S
-                used = memory_watch.resident_bytes(spawned.process.pid, spawned.scope.uid)
+                used = memory_watch.resident_bytes(
+                    spawned.process.pid, spawned.scope.uid, max_age=_MEMORY_SAMPLE_S / 2
+                )
                 if used > memory_limit:
                     run.out_of_memory = True
                     return None

@@ -183,7 +183,8 @@ def test_a_gpu_lane_serves_submission_after_submission_with_checks_verdicts(
     tmp_path: Path,
 ) -> None:
     solution = (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_text()
-    crash = solution.replace("{", "{\n    if (threadIdx.x == 0) { C[-(1 << 28)] = 1.0f; }", 1)
+    head, body = solution.split("__global__", 1)  # a store to an unmapped address, first thing
+    crash = head + "__global__" + body.replace("{", "{ *((volatile float*)8ull) = 1.0f;", 1)
     wrong = (ROOT / "solutions/ex4-register-tiling/wrong/no_edge_guards.cu").read_text()
     kernels = {"s1": solution, "s2": wrong, "s3": solution, "s4": crash, "s5": solution}
     submissions = tmp_path / "submissions"

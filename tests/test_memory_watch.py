@@ -66,3 +66,10 @@ def test_the_limit_is_8_gb_unless_the_environment_says(monkeypatch: pytest.Monke
     assert limit_bytes() == 8192 * 1024 * 1024
     monkeypatch.setenv(LIMIT_ENV, "300")
     assert limit_bytes() == 300 * 1024 * 1024
+
+
+def test_watchers_of_many_children_share_one_recent_read(proc: Path) -> None:
+    assert resident_bytes(100, proc=proc) == (10 + 20 + 30 + 40) * PAGE
+    _process(proc, 104, 100, 100, 50)  # a new process: seen by a fresh read only
+    assert resident_bytes(100, proc=proc, max_age=3600) == (10 + 20 + 30 + 40) * PAGE
+    assert resident_bytes(100, proc=proc, max_age=0) == (10 + 20 + 30 + 40 + 50) * PAGE
