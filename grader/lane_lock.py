@@ -1,7 +1,8 @@
 """A grading child's hold on its batch lane (one GPU): shared while it checks correctness,
 exclusive while it times, so that no two timed kernels (nor a timed kernel and anything else)
-share a GPU. fcntl locks on a file in the lane's directory: they hold across processes and
-vanish with a killed one. Outside a batch lane every hold is a no-op."""
+share a GPU; a timer waiting for the lane goes before correctness runs that come after it. fcntl
+locks on files in the lane's directory: they hold across processes and vanish with a killed one.
+Outside a batch lane every hold is a no-op."""
 
 from __future__ import annotations
 
@@ -37,21 +38,28 @@ def holding(
             emit(StartEvent(check=what, extra_s=extra_s))
         yield
         return
-    lock_path = Path(directory) / "lock"
-    with lock_path.open("a") as lock:
+    exclusive = kind == "exclusive"
+    with (Path(directory) / "lock").open("a") as lock, (Path(directory) / "gate").open("a") as gate:
         if emit is not None:
             emit(StartEvent(check=f"waiting for the lane: {what}", extra_s=LANE_WAIT_S))
-        fcntl.flock(lock, fcntl.LOCK_EX if kind == "exclusive" else fcntl.LOCK_SH)
+        # Timing goes first: a timer holds the gate while it waits for the lane, and no new
+        # correctness run passes the gate meanwhile, so timers are not starved by a stream of
+        # correctness runs (which would leave every timing to the end of the batch, in a row).
+        fcntl.flock(gate, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        if not exclusive:
+            fcntl.flock(gate, fcntl.LOCK_UN)
         if emit is not None:
             emit(StartEvent(check=what, extra_s=extra_s))
         try:
-            if kind == "exclusive":
+            if exclusive:
                 _log(Path(directory), f"start {what}")
             yield
-            if kind == "exclusive":
+            if exclusive:
                 _log(Path(directory), f"end {what}")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(gate, fcntl.LOCK_UN)
 
 
 def _log(directory: Path, text: str) -> None:

@@ -6,11 +6,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from grader.batch.lanes import child_env, overlaps
+from grader.lane_lock import LANE_ENV, holding
 from tests.conftest import ROOT
 
 TIMER = """
@@ -35,3 +39,49 @@ def test_timed_sections_on_one_lane_never_overlap(tmp_path: Path) -> None:
     log = _contend(tmp_path, "exclusive")
     assert len(log.read_text().splitlines()) == 8  # 4 starts, 4 ends
     assert overlaps(log) == []
+
+
+def _waiting_on(path: Path) -> int:
+    """Locks requested on `path` and not yet granted (/proc/locks lists them with '->')."""
+    inode = f":{path.stat().st_ino} "
+    return sum(
+        "->" in line and inode in line for line in Path("/proc/locks").read_text().splitlines()
+    )
+
+
+def test_a_waiting_timer_goes_before_correctness_runs_that_come_after_it(tmp_path: Path) -> None:
+    lane = child_env(tmp_path, "0")
+    order: list[str] = []
+    first_in, release_first = threading.Event(), threading.Event()
+
+    def run(kind: str, name: str, hold: threading.Event | None = None) -> None:
+        with holding(kind, name):
+            order.append(name)
+            if hold is not None:
+                first_in.set()
+                hold.wait(30)
+
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in lane.items():
+            patch.setenv(key, value)
+        lanes = Path(lane[LANE_ENV])
+        first = threading.Thread(target=run, args=("shared", "correctness 1", release_first))
+        first.start()
+        assert first_in.wait(30)
+        timer = threading.Thread(target=run, args=("exclusive", "timing"))
+        timer.start()
+        _until(lambda: _waiting_on(lanes / "lock") == 1)  # the timer waits for the lane
+        later = threading.Thread(target=run, args=("shared", "correctness 2"))
+        later.start()
+        _until(lambda: _waiting_on(lanes / "gate") == 1)  # the later run waits at the gate
+        release_first.set()
+        for thread in (first, timer, later):
+            thread.join(30)
+    assert order == ["correctness 1", "timing", "correctness 2"]
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, "the lock never reached the expected state"
+        time.sleep(0.01)
