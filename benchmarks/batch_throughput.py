@@ -102,8 +102,24 @@ def _stages(database: Path) -> tuple[Counter[str], Counter[str], int]:
     for (text,) in rows:
         for check in json.loads(text)["checks"]:
             seconds[check["kind"]] += check["figures"].get("wall_s", 0.0)
+            for part in ("prepare_s", "timed_s", "after_s"):  # the timed check's own split
+                seconds[f"performance {part}"] += check["figures"].get(part, 0.0)
             statuses[f"{check['kind']} {check['status']}"] += 1
     return seconds, statuses, len(rows)
+
+
+def _timing_span(log: Path, began: float) -> str:
+    """When the lane's timed sections ran, from the batch's start, and their time in all: timings
+    spread over the batch, or piled up at its end?"""
+    wall_start = time.time() - (time.perf_counter() - began)
+    stamps = [(float(line.split()[0]), line.split()[2]) for line in log.read_text().splitlines()]
+    starts = [t for t, what in stamps if what == "start"]
+    ends = [t for t, what in stamps if what == "end"]
+    held = sum(e - s for s, e in zip(sorted(starts), sorted(ends), strict=False))
+    return (
+        f"timed from {min(starts) - wall_start:.1f} s to {max(ends) - wall_start:.1f} s, "
+        f"exclusive {held:.1f} s in all"
+    )
 
 
 def _reports(database: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -142,6 +158,7 @@ def main() -> int:
         baselines = summary.split("## Baseline timings per GPU lane", 1)[-1].strip()
         log = out / "lanes/gpu0/timing.log"
         timed = len(log.read_text().splitlines()) // 2 if log.is_file() else 0
+        span = _timing_span(log, start) if log.is_file() else ""
         problems = overlaps(log) if log.is_file() else []
         # the same files through `grader check` (with the seed the batch drew), one of each kind
         reports = _reports(out / "results.sqlite")
@@ -176,7 +193,7 @@ def main() -> int:
         "time per stage, summed over gradings (s): "
         + ", ".join(f"{kind} {s:.1f}" for kind, s in sorted(seconds.items())),
         "check outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
-        f"timed sections on lane gpu0: {timed}, overlapping: {len(problems)}",
+        f"timed sections on lane gpu0: {timed}, overlapping: {len(problems)}; {span}",
         f"baseline per lane (re-measured, interleaved, in every timed grading): {baselines}",
         f"batch vs grader check on one submission of each kind: "
         f"{'all equal' if not mismatches else '; '.join(mismatches)}",

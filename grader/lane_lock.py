@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from grader.events import StartEvent
 
@@ -42,12 +43,11 @@ def holding(
     with (Path(directory) / "lock").open("a") as lock, (Path(directory) / "gate").open("a") as gate:
         if emit is not None:
             emit(StartEvent(check=f"waiting for the lane: {what}", extra_s=LANE_WAIT_S))
-        # Timing goes first: a timer holds the gate while it waits for the lane, and no new
-        # correctness run passes the gate meanwhile, so timers are not starved by a stream of
-        # correctness runs (which would leave every timing to the end of the batch, in a row).
-        fcntl.flock(gate, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        if not exclusive:
+        if exclusive:
+            _take_for_timing(lock, gate)
+        else:
+            fcntl.flock(gate, fcntl.LOCK_SH)
+            fcntl.flock(lock, fcntl.LOCK_SH)
             fcntl.flock(gate, fcntl.LOCK_UN)
         if emit is not None:
             emit(StartEvent(check=what, extra_s=extra_s))
@@ -60,6 +60,43 @@ def holding(
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
             fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+GATE_HOLD_S = 1.0
+"""How long a timer keeps new correctness runs out while it waits for the lane: longer than a
+correctness run takes on a GPU (well under a second), so a holder still running past it is
+likely a kernel that hangs until its time limit."""
+GATE_OPEN_S = 2.0
+"""How long the timer then lets correctness runs share the GPU with that holder before it closes
+the gate again (a hanging kernel spoils timing anyway, not correctness)."""
+
+
+def _take_for_timing(lock: IO[str], gate: IO[str]) -> None:
+    """The lane, exclusively. Timers go first: one closes the gate while it waits, and no new
+    correctness run passes it, so timers are not starved by a stream of correctness runs (which
+    would leave every timing to the end of the batch, one after another). A holder that stays
+    longer than GATE_HOLD_S has the gate opened for GATE_OPEN_S, in turns."""
+    while True:
+        fcntl.flock(gate, fcntl.LOCK_EX)  # behind any other timer
+        if _within(lock, GATE_HOLD_S):
+            return
+        fcntl.flock(gate, fcntl.LOCK_UN)
+        if _within(lock, GATE_OPEN_S):
+            return
+
+
+def _within(lock: IO[str], seconds: float) -> bool:
+    """Whether `lock` was taken exclusively within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        else:
+            return True
 
 
 def _log(directory: Path, text: str) -> None:
