@@ -49,7 +49,9 @@ def main() -> None:
 
     def report() -> None:
         wall = time.monotonic() - started
-        lines = [f"{samples[0]} samples over {wall:.1f} s, every thread; innermost grader frame | leaf"]
+        lines = [
+            f"{samples[0]} samples over {wall:.1f} s, every thread; innermost grader frame | leaf"
+        ]
         for (inner, leaf), n in counts.most_common(60):
             lines.append(f"{n * INTERVAL_S:8.2f} s  {inner or '-'} | {leaf}")
         output.write_text("\n".join(lines) + "\n")
