@@ -51,7 +51,9 @@ def _waiting_on(path: Path) -> int:
     )
 
 
-def test_a_waiting_timer_goes_before_correctness_runs_that_come_after_it(tmp_path: Path) -> None:
+def test_a_timer_that_waited_long_goes_before_correctness_runs_that_come_after_it(
+    tmp_path: Path,
+) -> None:
     lane = child_env(tmp_path, "0")
     order: list[str] = []
     first_in, release_first = threading.Event(), threading.Event()
@@ -70,6 +72,7 @@ def test_a_waiting_timer_goes_before_correctness_runs_that_come_after_it(tmp_pat
         first = threading.Thread(target=run, args=("shared", "correctness 1", release_first))
         first.start()
         assert first_in.wait(30)
+        patch.setattr(lane_lock, "QUEUE_S", 0.0)  # it has waited long
         patch.setattr(lane_lock, "GATE_HOLD_S", 60.0)  # as long as the test takes
         timer = threading.Thread(target=run, args=("exclusive", "timing"))
         timer.start()
@@ -100,6 +103,7 @@ def test_a_holder_that_stays_long_lets_correctness_runs_in_while_a_timer_waits(
     with pytest.MonkeyPatch.context() as patch:
         for key, value in lane.items():
             patch.setenv(key, value)
+        patch.setattr(lane_lock, "QUEUE_S", 0.0)
         patch.setattr(lane_lock, "GATE_HOLD_S", 0.1)
         patch.setattr(lane_lock, "GATE_OPEN_S", 0.1)
         hang = threading.Thread(target=run, args=("shared", "hanging kernel", release_hang))
