@@ -127,7 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("submissions", type=Path, help="a folder or .zip per student")
     batch.add_argument("--out", type=Path, required=True, help="results, gradebook and feedback")
     batch.add_argument("--exercise", action="append", default=[], help="exercise id (repeatable)")
-    batch.add_argument("--jobs", type=_positive, default=None, help="gradings at a time")
+    batch.add_argument(
+        "--jobs",
+        type=_positive,
+        default=None,
+        help="gradings at a time (default: 8 per GPU lane, else one per core)",
+    )
     batch.add_argument("--resume", action="store_true", help="grade only what has no result yet")
     batch.add_argument("--student", action="append", default=[], help="re-grade this student")
     batch.add_argument(

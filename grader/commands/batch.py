@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.batch.discover import discover
-from grader.batch.grade_all import grade_all
+from grader.batch.grade_all import default_jobs, grade_all
 from grader.batch.lanes import baseline_drift, lane_dir
 from grader.batch.outputs import (
     write_feedback,
@@ -65,7 +65,7 @@ def run(
     # submissions, the results or the solutions.
     hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
     lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
-    jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else max(1, 2 * len(lanes)))
+    jobs = jobs or default_jobs(lanes)
     console.plan(len(work.todo), jobs, len(work.missing), len(work.refused))
     grade_all(
         work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
