@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
     )
+    check.add_argument(
+        "-x",
+        "--exitfirst",
+        action="store_true",
+        help="stop at the first check that fails (the rest are reported as not run)",
+    )
     _add_unsafe(check)
 
     validate = commands.add_parser(

@@ -55,8 +55,10 @@ def grade(
     keep_dir: Path | None = None,
     answers: Path | None = None,
     env: dict[str, str] | None = None,
+    first_failure_stops: bool = False,
 ) -> Report:
-    """Grade `source` for `exercise`: every check of its spec, each with a verdict."""
+    """Grade `source` for `exercise`: every check of its spec, each with a verdict (the rest
+    skipped after the first that fails, with `first_failure_stops`)."""
     seed = new_seed() if seed is None else seed
     if backend == "cpu":
         sandbox.mode()  # no isolation for the native program: one line, before anything runs
@@ -73,6 +75,7 @@ def grade(
         answers_text=answers_text,
         answers_error=answers_error,
         env=dict(env or {}),
+        first_failure_stops=first_failure_stops,
     )
     device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s)
     if backend in ("gpu", "cpu") and device.backend != backend:

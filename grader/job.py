@@ -32,6 +32,8 @@ class Job:
     """Why the answers file could not be read, where it could not."""
     env: dict[str, str] = field(default_factory=dict)
     """Set in the child before any GPU work (a batch lane's GPU and lock)."""
+    first_failure_stops: bool = False
+    """After the first result that fails (or errs), nothing else runs (`grader check -x`)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

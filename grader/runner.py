@@ -72,8 +72,10 @@ def run_checks(context: Context) -> int:
     context.emit(DeviceEvent(device=context.device))
     planned = plan(context.spec)
     for check in checks_for(context.spec):
-        if check.uses_device and context.backend is None:
-            outcome: Halt | Exit | None = Halt(f"not run: {context.device.detail}")
+        if context.stopping:
+            outcome: Halt | Exit | None = context.stopping
+        elif check.uses_device and context.backend is None:
+            outcome = Halt(f"not run: {context.device.detail}")
         else:
             outcome = check.run(context)
         if isinstance(outcome, Exit):

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.checks.base import STOPPED_AT_FIRST_FAILURE
 from grader.course import Exercise
 from grader.expectations import Verdict, judge_acceptance, judge_rejection, read_header
 from grader.grading import default_answers, grade
@@ -32,11 +33,28 @@ def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -
     answers_variant = path.suffix == ".yaml"
     kernel = exercise.solution if answers_variant else path
     answers = path if answers_variant else default_answers(exercise, kernel)
-    report = grade(exercise, read_source(kernel), seed=seed, backend=backend, answers=answers)
+    source = read_source(kernel)
     if role == "solution":
+        report = grade(exercise, source, seed=seed, backend=backend, answers=answers)
         verdict, detail = judge_acceptance(report)
-    else:
-        verdict, detail = judge_rejection(report, read_header(path) if role == "wrong" else None)
+        return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+    header = read_header(path) if role == "wrong" else None
+    # A file that must fail is graded up to its first failure, which is usually the declared
+    # reason; where it is not (the reason comes later, or in a hint across every case), the
+    # whole grading decides.
+    for first_failure_stops in (True, False):
+        report = grade(
+            exercise,
+            source,
+            seed=seed,
+            backend=backend,
+            answers=answers,
+            first_failure_stops=first_failure_stops,
+        )
+        verdict, detail = judge_rejection(report, header)
+        stopped = any(c.message == STOPPED_AT_FIRST_FAILURE for c in report.checks)
+        if verdict == "ok" or not stopped:
+            break
     return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
 
 

@@ -145,3 +145,24 @@ def test_the_readme_s_way_to_put_grader_on_the_path_works() -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and "ex1" in done.stdout, done.stderr
+
+
+def test_exitfirst_stops_at_the_first_failed_check_and_says_why_the_rest_did_not_run(
+    small_course: Path,
+) -> None:
+    wrong = str(small_course / "solutions/ex1-non-square/wrong/floor_tiles.cu")
+    args = ["--course", str(small_course), "check", "ex1", "--json", "--backend", "cpu"]
+    stopped = run_grader([*args, "-x", "--seed", "3", "--file", wrong])
+    assert stopped.returncode == 1, stopped.stderr
+    checks = json.loads(stopped.stdout)["checks"]
+    statuses = [c["status"] for c in checks]
+    first = statuses.index("failed")
+    assert statuses[:first] == ["passed"] * first
+    rest = checks[first + 1 :]
+    assert rest and all(c["status"] == "skipped" for c in rest)
+    assert {c["message"] for c in rest} == {"not run: stopped at the first failure (-x)"}
+    whole = json.loads(run_grader([*args, "--seed", "3", "--file", wrong]).stdout)["checks"]
+    assert [(c["name"], c["status"], c["message"]) for c in whole[: first + 1]] == [
+        (c["name"], c["status"], c["message"]) for c in checks[: first + 1]
+    ]
+    assert any(c["status"] != "skipped" for c in whole[first + 1 :])  # without -x, all run

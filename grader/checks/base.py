@@ -55,6 +55,8 @@ class Exit:
     code: int = EXIT_CONTEXT_LOST
 
 
+STOPPED_AT_FIRST_FAILURE = "not run: stopped at the first failure (-x)"
+
 Outcome = Halt | Exit | None
 """None: carry on with the next check."""
 
@@ -96,6 +98,13 @@ class Context:
     def any_failed(self) -> bool:
         """Whether any check so far (here or in an earlier child) failed or could not finish."""
         return self.job.any_failed or any(r.status in ("failed", "error") for r in self.reported)
+
+    @property
+    def stopping(self) -> Halt | None:
+        """Why nothing more runs, where the job stops at its first failure and one came."""
+        if self.job.first_failure_stops and self.any_failed:
+            return Halt(STOPPED_AT_FIRST_FAILURE)
+        return None
 
     def keep_dir(self) -> Path:
         """Where timing keeps its pytest-benchmark JSON."""

@@ -54,6 +54,7 @@ def _check(args: argparse.Namespace) -> int:
         as_json=args.json,
         backend=args.backend,
         benchmark_json=args.benchmark_json,
+        exitfirst=args.exitfirst,
     )
 
 

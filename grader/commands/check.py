@@ -28,6 +28,7 @@ def _grade(
     seed: int | None,
     backend: str,
     benchmark_json: Path | None,
+    exitfirst: bool,
 ) -> Report:
     """The report of the kernel (a .cu file or a notebook)."""
     if kernel.suffix == ".ipynb":
@@ -43,6 +44,7 @@ def _grade(
             backend=backend,
             keep_dir=Path(keep),
             answers=default_answers(exercise, kernel),
+            first_failure_stops=exitfirst,
         )
         kept = Path(keep) / "benchmark.json"
         if benchmark_json is not None and kept.is_file():
@@ -60,11 +62,12 @@ def run(
     as_json: bool = False,
     backend: str = "auto",
     benchmark_json: Path | None = None,
+    exitfirst: bool = False,
 ) -> int:
     """Exit 0 when the kernel passes, 1 when a check fails."""
     chosen = course.find(exercise)
     kernel = file if file is not None else chosen.stub
-    report = _grade(chosen, kernel, seed, backend, benchmark_json)
+    report = _grade(chosen, kernel, seed, backend, benchmark_json, exitfirst)
     chart = write_sweep_chart(report, kernel.parent / f"grader-{chosen.id}-sweep.png")
     if as_json:
         print(render_json(report))

@@ -92,6 +92,8 @@ def _run_cases(context: Context, backend: Backend) -> Outcome:
     for case in correctness_cases(spec):
         if context.done(case.name):
             continue
+        if context.stopping:
+            return context.stopping
         if case.variant != built:
             built, build_failure = case.variant, ""
             defines = {**spec.kernel.defines, **dict(case.defines)}
