@@ -1,6 +1,7 @@
 """The gradebook and the performance scores as CSV rows (a header and a row per student, or per
-member of a group): the points per exercise, as grader/batch/outputs.py writes them through
-grader/csv_safe.py, so that no name in them runs as a spreadsheet formula."""
+member of a group, with the same leading columns in both): the points per exercise, as
+grader/batch/outputs.py writes them through grader/csv_safe.py, so that no name in them runs as a
+spreadsheet formula."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ def _rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Person | N
     return rows
 
 
+def _identity(named: bool) -> list[str]:
+    """The leading columns of both CSVs: the key, then who, where an export names them (with
+    the headers Gradescope's own exports and score uploads use)."""
+    return ["submission", "SID", "Email", "Name"] if named else ["student"]
+
+
+def _who(student: str, member: Person | None, named: bool) -> list[Cell]:
+    if not named:
+        return [student]
+    return [student, *((member.sid, member.email, member.name) if member else ("", "", ""))]
+
+
 def _cell(points: float | None) -> str:
     return "" if points is None else f"{points:g}"
 
@@ -42,12 +55,8 @@ def gradebook(
     for student, member in _rows(students, roster):
         points = [scores.get((student, e)) for e in exercises]
         total = sum(p for p in points if p is not None)
-        who: list[Cell] = [student]
-        if named:
-            who += [member.sid, member.email, member.name] if member else ["", "", ""]
-        rows.append([*who, *(_cell(p) for p in points), f"{total:g}"])
-    header = ["submission", "sid", "email", "name"] if named else ["student"]
-    return [*header, *exercises, "total"], rows
+        rows.append([*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}"])
+    return [*_identity(named), *exercises, "total"], rows
 
 
 def performance_scores(
@@ -69,9 +78,6 @@ def performance_scores(
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in _rows(students, roster):
-        who: list[Cell] = [member.sid, member.email, member.name] if member else [student]
-        if named and not member:
-            who += ["", ""]
-        rows.append([*who, *(_cell(points.get((student, e))) for e in exercises)])
-    header = ["SID", "Email", "Name"] if named else ["SID"]
-    return [*header, *(f"{e} performance" for e in exercises)], rows
+        cells = [_cell(points.get((student, e))) for e in exercises]
+        rows.append([*_who(student, member, named), *cells])
+    return [*_identity(named), *(f"{e} performance" for e in exercises)], rows

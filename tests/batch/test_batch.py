@@ -81,7 +81,7 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     assert "## Missing submissions\n\n- dave: ex4" in (out / "summary.md").read_text()
     # timed only on a GPU: on the CPU backend no performance points to export
     scores = (out / "performance_scores.csv").read_text().splitlines()
-    assert scores[0] == "SID,ex4 performance" and "alice," in scores
+    assert scores[0] == "student,ex4 performance" and "alice," in scores
 
 
 def test_unsafe_zips_are_refused_and_the_batch_goes_on(
@@ -203,7 +203,7 @@ def test_a_gradescope_export_is_read_with_its_students(small_course: Path, tmp_p
     rows = (out / "gradebook.csv").read_text().splitlines()
     # keyed by the submission folder (unique), each submitter named as the export names them
     assert rows == [
-        "submission,sid,email,name,ex4,total",
+        "submission,SID,Email,Name,ex4,total",
         "submission_101,7001,,Ada L,80,80",
         "submission_102,,bo@uni.edu,Bo,33.33,33.33",
     ]

@@ -52,5 +52,12 @@ def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
     assert rows == [["ann", "25", "", "25"], ["bob", "", "", "0"]]
     roster = {"ann": [_Person("1", "a@x", "Ann"), _Person("2", "", "Al")]}
     header, rows = performance_scores(["ann", "bob"], ["ex4"], results, roster)
-    assert header == ["SID", "Email", "Name", "ex4 performance"]
-    assert rows == [["1", "a@x", "Ann", "15"], ["2", "", "Al", "15"], ["bob", "", "", ""]]
+    assert header == ["submission", "SID", "Email", "Name", "ex4 performance"]
+    assert rows == [
+        ["ann", "1", "a@x", "Ann", "15"],
+        ["ann", "2", "", "Al", "15"],
+        ["bob", "", "", "", ""],
+    ]
+    # the same leading columns as the gradebook's, with a roster and without
+    assert gradebook(["ann", "bob"], ["ex4"], results, roster)[0][:4] == header[:4]
+    assert performance_scores(["ann"], ["ex4"], results)[0] == ["student", "ex4 performance"]
