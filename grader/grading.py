@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from pathlib import Path
 
 from grader import sandbox
@@ -12,6 +13,7 @@ from grader.course import Exercise
 from grader.errors import GraderError
 from grader.isolation import run_isolated
 from grader.job import Job
+from grader.notebook import in_notebook, readable_locations
 from grader.results import Report
 from grader.source import KernelSource
 
@@ -89,10 +91,13 @@ def grade(
     for check in checks_for(spec):
         names = {planned.name for planned in check.plan(spec)}
         hints += check.hints(spec, [c for c in checks if c.name in names], source)
+    if in_notebook(source.display_name):  # `work.ipynb[cell 3]:19` -> `..., cell 3, line 19`
+        checks = [replace(c, message=readable_locations(c.message)) for c in checks]
+        hints = [readable_locations(hint) for hint in hints]
     return Report(
         exercise=exercise.id,
         title=exercise.title,
-        source=source.display_name,
+        source=readable_locations(source.display_name),
         seed=seed,
         device=device,
         checks=checks,

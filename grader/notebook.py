@@ -2,7 +2,8 @@
 
 The kernel of an exercise is the code cell tagged `grader:EX` (EX the exercise id, e.g.
 `grader:ex4`), or failing that the code cell whose first line is the comment `// grader: EX`.
-Line numbers in messages are the cell's own; the file is shown as `work.ipynb[cell 3]`."""
+Line numbers are the cell's own. The compilers see the file as `work.ipynb[cell 3]`; what a user
+reads says `work.ipynb, cell 3, line 19` (`readable_locations`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,25 @@ from grader.errors import GraderError
 from grader.source import MAX_SOURCE_BYTES, KernelSource
 
 _MARKER = re.compile(r"^\s*//\s*grader:\s*(\w+)\s*$")
+
+
+_IN_CELL = re.compile(r"(?P<file>[^\s\[\]:]+)\[cell (?P<cell>\d+)\](?::(?P<line>\d+))?")
+
+
+def in_notebook(display_name: str) -> bool:
+    """Whether a source's name is that of a notebook's cell."""
+    return _IN_CELL.fullmatch(display_name) is not None
+
+
+def readable_locations(text: str) -> str:
+    """`work.ipynb[cell 3]:19` as a user reads it: `work.ipynb, cell 3, line 19` (a truncated
+    table cell would otherwise show `3]:19`)."""
+
+    def spelled(match: re.Match[str]) -> str:
+        where = f"{match['file']}, cell {match['cell']}"
+        return where + (f", line {match['line']}" if match["line"] else "")
+
+    return _IN_CELL.sub(spelled, text)
 
 
 def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:

@@ -62,4 +62,10 @@ def test_grader_check_grades_a_notebook(tmp_path: Path) -> None:
     done = run_grader(["check", "ex4", "--json", "--backend", "cpu", "--file", str(path)])
     report = json.loads(done.stdout)
     assert done.returncode == 1
-    assert report["checks"][0]["message"].startswith("work.ipynb[cell 2]:")
+    message = report["checks"][0]["message"]
+    lines = SOLUTION.splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "c00 +=" in text)  # first use
+    # the cell and the line in words (a table cut short once showed "2]:35"), then the line
+    assert message.startswith(f'work.ipynb, cell 2, line {line}: error: identifier "c00"')
+    assert f"\n    {line} | {lines[line - 1].strip()}" in message and "[cell" not in message
+    assert report["source"] == "work.ipynb, cell 2"
