@@ -45,7 +45,9 @@ def _format_loc(loc: tuple[str | int, ...]) -> str:
     return text or "(top level)"
 
 
-def _describe(error: Any, model: type[BaseModel]) -> str:
+def describe(error: Any, model: type[BaseModel]) -> str:
+    """One validation error of `model` in words: where in the document (as keys), and what is
+    wrong or allowed there."""
     loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     kind = error["type"]
     if kind == "extra_forbidden":
@@ -74,4 +76,4 @@ def parse_document(document: YamlDocument, model: type[M]) -> M:
         first = errors[0]
         loc = tuple(first["loc"])
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        raise GraderError(f"{document.where(loc)}: {_describe(first, model)}{more}") from None
+        raise GraderError(f"{document.where(loc)}: {describe(first, model)}{more}") from None

@@ -32,15 +32,31 @@ class YamlDocument:
     path: Path
     data: Any
     lines: dict[Loc, int] = field(default_factory=dict)
+    columns: dict[Loc, int] = field(default_factory=dict)
+    """The 1-based column of every key and item."""
+
+    def _found(self, loc: Sequence[str | int]) -> Loc | None:
+        """`loc`, or its nearest ancestor, as recorded (a validator may give a mapping's key
+        `8` as a number where the document records the text `8`)."""
+        spelled = {tuple(str(p) for p in key): key for key in self.lines}
+        key = tuple(str(p) for p in loc)
+        while key:
+            if key in spelled:
+                return spelled[key]
+            key = key[:-1]
+        return None
 
     def line_of(self, loc: Sequence[str | int]) -> int | None:
         """The line of `loc`, or of its nearest ancestor that has one."""
-        key = tuple(loc)
-        while key:
-            if key in self.lines:
-                return self.lines[key]
-            key = key[:-1]
-        return None
+        found = self._found(loc)
+        return self.lines[found] if found is not None else None
+
+    def where_exactly(self, loc: Sequence[str | int]) -> str:
+        """`file:line:column` of `loc` (or its nearest ancestor; the file alone when none)."""
+        found = self._found(loc)
+        if found is None:
+            return str(self.path)
+        return f"{self.path}:{self.lines[found]}:{self.columns.get(found, 1)}"
 
     def where(self, loc: Sequence[str | int]) -> str:
         """`file:line` for a location in this document (the file alone when nothing matches)."""
@@ -48,7 +64,9 @@ class YamlDocument:
         return f"{self.path}:{line}" if line else str(self.path)
 
 
-def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) -> None:
+def _record_lines(
+    node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, columns: dict[Loc, int]
+) -> None:
     """Every key's and item's line into `lines`; a key given twice in one mapping (which PyYAML
     would silently let the last one win) is a GraderError naming both lines."""
     if isinstance(node, yaml.MappingNode):
@@ -64,12 +82,14 @@ def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) 
                     )
                 child = (*loc, key_node.value)
                 lines[child] = line
-                _record_lines(value_node, child, lines, path)
+                columns[child] = key_node.start_mark.column + 1
+                _record_lines(value_node, child, lines, path, columns)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = (*loc, index)
             lines[child] = item.start_mark.line + 1
-            _record_lines(item, child, lines, path)
+            columns[child] = item.start_mark.column + 1
+            _record_lines(item, child, lines, path, columns)
 
 
 def _shown(text: str) -> str:
@@ -213,6 +233,7 @@ def read_yaml(
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise GraderError(f"{path}: a value the grader cannot read: {first}") from None
     lines: dict[Loc, int] = {}
+    columns: dict[Loc, int] = {}
     if node is not None:
-        _record_lines(node, (), lines, path)
-    return YamlDocument(path=path, data=data, lines=lines)
+        _record_lines(node, (), lines, path, columns)
+    return YamlDocument(path=path, data=data, lines=lines, columns=columns)

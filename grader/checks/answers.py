@@ -5,15 +5,16 @@ instructor, not graded."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.errors import GraderError
 from grader.results import CheckKind, CheckResult, CheckStatus
-from grader.schema_errors import parse_document
+from grader.schema_errors import describe
 from grader.spec import AnswersSpec
 from grader.yaml_source import read_yaml
 
@@ -61,18 +62,76 @@ class SweepEvidence:
     """Why there are no medians, where there are none (a skipped check's message)."""
 
 
-def load_answers(text: str | None, name: str, model: type[Answers]) -> Answers | str:
-    """The parsed answers, or a one-line reason they cannot be read (file, line, key)."""
+QuestionOf = Callable[[tuple[str | int, ...]], str | None]
+"""The question (its check's name) a location in the answers file belongs to; None for none."""
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[Answers]):
+    """Answers as read: every value that is valid, and each question's problems (a question with
+    a problem is failed with it; the others are graded). Problems that belong to no question are
+    under the key None."""
+
+    answers: Answers
+    problems: dict[str | None, str]
+
+
+_MAX_PROBLEMS = 50
+
+
+def load_answers(
+    text: str | None, name: str, model: type[Answers], question_of: QuestionOf
+) -> Loaded[Answers] | str:
+    """The answers, each question on its own: a value of the wrong type costs its question
+    only, with the problem's file, line and column. A one-line reason instead where the file
+    cannot be read at all (missing, not YAML)."""
     if text is None:
         return f"{name} not found next to the kernel: copy the exercise's template and fill it in"
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / name
         path.write_text(text, encoding="utf-8")
         try:
-            answers = parse_document(read_yaml(path), model)
+            document = read_yaml(path)
         except GraderError as exc:
             return str(exc).replace(str(path), name)
-    return answers
+    if not isinstance(document.data, dict):
+        return f"{name}: expected a mapping of keys at the top level"
+    data = document.data
+    problems: dict[str | None, list[str]] = {}
+    for _ in range(_MAX_PROBLEMS):
+        try:
+            answers = model.model_validate(data)
+        except ValidationError as exc:
+            for error in exc.errors():
+                loc = tuple(error["loc"])
+                where = document.where_exactly(loc).replace(str(path), name)
+                said = problems.setdefault(question_of(loc), [])
+                message = f"{where}: {describe(error, model)}"
+                if message not in said:
+                    said.append(message)
+                if not _drop(data, loc):
+                    return message
+        else:
+            return Loaded(answers, {q: "; ".join(said) for q, said in problems.items()})
+    return f"{name}: more than {_MAX_PROBLEMS} problems"
+
+
+def _drop(data: dict[Any, Any], loc: tuple[str | int, ...]) -> bool:
+    """Remove the value at fault (an entry of a mapping of records, else the top-level key), so
+    that the rest validates; False where there is nothing there to remove."""
+    head = data.get(loc[0]) if loc else None
+    if len(loc) >= 2 and isinstance(head, dict) and loc[1] in head:
+        del head[loc[1]]
+        return True
+    if loc and loc[0] in data:
+        del data[loc[0]]
+        return True
+    return False
+
+
+def problem_result(name: str, problem: str, share: float) -> CheckResult:
+    """A question whose answer could not be read: failed with where and why."""
+    return CheckResult(name, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, problem)
 
 
 def close(given: float, measured: float, tolerance: float, floor: float = 0.0) -> bool:
@@ -93,17 +152,61 @@ def question_share(spec: AnswersSpec, values: list[int]) -> float:
     return round(spec.points / len(tile_sweep_check_names(values)), 4)
 
 
+def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
+    """The question of a location in ex2's answers file (None: the file as a whole)."""
+    if len(loc) >= 2 and loc[0] == "measurements" and isinstance(loc[1], int):
+        return f"answers TILE_SIZE={loc[1]} figures"
+    if loc and loc[0] == "fastest_tile_size":
+        return "answers fastest tile size"
+    if loc and loc[0] == "limit_64":
+        return "answers limit of 64"
+    return None
+
+
+def with_problems(
+    graded: list[CheckResult], problems: dict[str | None, str], share: float
+) -> list[CheckResult]:
+    """Each question with a problem failed with it, once; problems of no graded question go to
+    the explanation's entry (worth no points, failed so that the student sees them)."""
+    names = {r.name for r in graded}
+    out = [
+        problem_result(r.name, problems[r.name], share) if r.name in problems else r
+        for r in graded
+        if r.name != EXPLANATION
+    ]
+    rest = [problem for question, problem in problems.items() if question not in names]
+    explanation = next(r for r in graded if r.name == EXPLANATION)
+    if rest:
+        message = "; ".join(rest) + f"\n{explanation.message}"
+        explanation = CheckResult(
+            EXPLANATION, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, 0.0, message
+        )
+    return [*out, explanation]
+
+
 def grade_tile_sweep(
-    answers: TileSweepAnswers | str, evidence: SweepEvidence, spec: AnswersSpec, values: list[int]
+    loaded: Loaded[TileSweepAnswers] | str,
+    evidence: SweepEvidence,
+    spec: AnswersSpec,
+    values: list[int],
 ) -> list[CheckResult]:
     names = tile_sweep_check_names(values)
     share = question_share(spec, values)
-    if isinstance(answers, str):
+    if isinstance(loaded, str):
         results = [
-            CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, answers)
+            CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, loaded)
             for n in names
         ]
-        return [*results, unanswered_explanation(answers)]
+        return [*results, unanswered_explanation(loaded)]
+    graded = _grade_tile_sweep(loaded.answers, evidence, spec, values)
+    return with_problems(graded, loaded.problems, share)
+
+
+def _grade_tile_sweep(
+    answers: TileSweepAnswers, evidence: SweepEvidence, spec: AnswersSpec, values: list[int]
+) -> list[CheckResult]:
+    names = tile_sweep_check_names(values)
+    share = question_share(spec, values)
 
     def result(name: str, ok: bool | None, message: str) -> CheckResult:
         if ok is None:

@@ -11,9 +11,11 @@ from pydantic import Field
 
 from grader.checks.answers import (
     AnswersModel,
+    Loaded,
     close,
     explanation_result,
     unanswered_explanation,
+    with_problems,
 )
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckKind, CheckResult, CheckStatus
@@ -112,13 +114,34 @@ def _verdict(name: str, ok: bool | None, message: str, share: float) -> CheckRes
     )
 
 
+_QUESTIONS = {
+    "naive": FIGURE_CHECKS[0],
+    "tiled": FIGURE_CHECKS[1],
+    "fewer_bytes": REDUCTION,
+    "closer_to_roofline": ROOFLINE,
+    "dram_similar_because": DRAM,
+}
+
+
+def profiling_question(loc: tuple[str | int, ...]) -> str | None:
+    """The question of a location in ex3's answers file (None: the file as a whole)."""
+    return _QUESTIONS.get(str(loc[0])) if loc else None
+
+
 def grade_profiling(
-    answers: ProfilingAnswers | str, evidence: ProfileEvidence, spec: AnswersSpec
+    loaded: Loaded[ProfilingAnswers] | str, evidence: ProfileEvidence, spec: AnswersSpec
 ) -> list[CheckResult]:
     share = profile_question_share(spec)
-    if isinstance(answers, str):
-        failed = [_verdict(n, False, answers, share) for n in PROFILE_CHECK_NAMES]
-        return [*failed, unanswered_explanation(answers)]
+    if isinstance(loaded, str):
+        failed = [_verdict(n, False, loaded, share) for n in PROFILE_CHECK_NAMES]
+        return [*failed, unanswered_explanation(loaded)]
+    return with_problems(_grade_profiling(loaded.answers, evidence, spec), loaded.problems, share)
+
+
+def _grade_profiling(
+    answers: ProfilingAnswers, evidence: ProfileEvidence, spec: AnswersSpec
+) -> list[CheckResult]:
+    share = profile_question_share(spec)
     verdicts = [
         _figures(label, getattr(answers, label), evidence, spec.figure_tolerance)
         for label in ("naive", "tiled")

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.answers import SweepEvidence, TileSweepAnswers, grade_tile_sweep, load_answers
+from grader.checks.answers import (
+    SweepEvidence,
+    TileSweepAnswers,
+    grade_tile_sweep,
+    load_answers,
+    tile_sweep_question,
+)
 from grader.checks.sweep import probe
 from grader.results import CheckResult
 from grader.source import read_source
@@ -29,7 +35,7 @@ H200 = SweepEvidence(
 
 def _grade(text: str, evidence: SweepEvidence = H200) -> dict[str, CheckResult]:
     assert SPEC.answers is not None and SPEC.sweep is not None
-    answers = load_answers(text, "answers.yaml", TileSweepAnswers)
+    answers = load_answers(text, "answers.yaml", TileSweepAnswers, tile_sweep_question)
     results = grade_tile_sweep(answers, evidence, SPEC.answers, SPEC.sweep.values)
     return {r.name: r for r in results}
 
@@ -90,40 +96,78 @@ def test_the_probe_finds_threads_per_block_for_64() -> None:
     assert "4096 threads per block, over the limit of 1024" in detail
 
 
+def _at(text: str, needle: str) -> str:
+    """`line:column` of `needle` in `text` (1-based)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return f"{number}:{line.index(needle) + 1}"
+    raise AssertionError(needle)
+
+
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("edit", "question", "key", "message"),
     [
         (
             ("gflops: 5050.0", 'gflops: "5050"'),
-            "answers.yaml:4: measurements[8].gflops: Input should be a valid number",
+            "answers TILE_SIZE=8 figures",
+            "gflops",
+            "measurements[8].gflops: Input should be a valid number (got '5050')",
         ),
         (
             ("limit_64: threads_per_block", "limit_64: warps"),
-            "answers.yaml:9: limit_64: Input should be 'threads_per_block'",
+            "answers limit of 64",
+            "limit_64",
+            "limit_64: Input should be 'threads_per_block'",
         ),
         (
-            ("fastest_tile_size: 32", "fastest: 32"),
-            "answers.yaml:8: fastest: unknown key (allowed here: explanation",
+            ("fastest_tile_size: 32", 'fastest_tile_size: "32"'),
+            "answers fastest tile size",
+            "fastest_tile_size",
+            "fastest_tile_size: Input should be a valid integer (got '32')",
         ),
-        (("gpu: NVIDIA H200", "gpu: [unclosed"), "answers.yaml:"),
     ],
 )
-def test_bad_answers_files_fail_every_question_with_one_line(
-    edit: tuple[str, str], message: str
+def test_a_bad_answer_costs_its_own_question_once_with_line_and_column(
+    edit: tuple[str, str], question: str, key: str, message: str
 ) -> None:
     text = ANSWERS.read_text()
     assert edit[0] in text
-    results = _grade(text.replace(*edit))
+    edited = text.replace(*edit)
+    results = _grade(edited)
+    bad = results.pop(question)
+    assert bad.status == "failed" and bad.score == 0
+    assert bad.message.startswith(f"answers.yaml:{_at(edited, key)}: {message}"), bad.message
+    assert {r.status for r in results.values()} == {"passed"}  # every other answer is graded
+    assert all(message not in r.message for r in results.values())  # said once
+
+
+def test_a_key_no_question_knows_is_named_once_and_its_question_is_unanswered() -> None:
+    text = ANSWERS.read_text().replace("fastest_tile_size: 32", "fastest: 32")
+    results = _grade(text)
+    assert results["answers fastest tile size"].message == "fastest_tile_size: not answered"
+    explanation = results["answers explanation"]
+    assert explanation.status == "failed" and explanation.max_score == 0
+    where = f"answers.yaml:{_at(text, 'fastest:')}"
+    assert explanation.message.startswith(f"{where}: fastest: unknown key (allowed here: ")
+    others = [r for n, r in results.items() if "fastest" not in n and "explanation" not in n]
+    assert {r.status for r in others} == {"passed"}
+
+
+def test_a_file_that_is_not_yaml_fails_every_question_with_one_line() -> None:
+    results = _grade(ANSWERS.read_text().replace("gpu: NVIDIA H200", "gpu: [unclosed"))
     graded = [r for r in results.values() if r.name != "answers explanation"]
     assert all(r.status == "failed" for r in graded)
-    assert graded[0].message.startswith(message), graded[0].message
+    assert graded[0].message.startswith("answers.yaml:") and "not valid YAML" in graded[0].message
     assert "\n" not in graded[0].message
 
 
 def test_a_missing_answers_file_says_what_to_do() -> None:
     assert SPEC.answers is not None and SPEC.sweep is not None
     out = grade_tile_sweep(
-        load_answers(None, "answers.yaml", TileSweepAnswers), H200, SPEC.answers, SPEC.sweep.values
+        load_answers(None, "answers.yaml", TileSweepAnswers, tile_sweep_question),
+        H200,
+        SPEC.answers,
+        SPEC.sweep.values,
     )
     assert "answers.yaml not found next to the kernel" in out[0].message
 
@@ -133,7 +177,7 @@ def test_an_alias_bomb_is_refused_in_one_line_at_once() -> None:
     lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
     lines.append("fastest_tile_size: *l9")
-    result = load_answers("\n".join(lines), "answers.yaml", TileSweepAnswers)
+    result = load_answers("\n".join(lines), "answers.yaml", TileSweepAnswers, tile_sweep_question)
     assert isinstance(result, str)
     assert result.startswith("answers.yaml:") and "aliases" in result and "\n" not in result
 

@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from grader.checks.answers import load_answers
-from grader.checks.profile_answers import ProfileEvidence, ProfilingAnswers, grade_profiling
+from grader.checks.profile_answers import (
+    ProfileEvidence,
+    ProfilingAnswers,
+    grade_profiling,
+    profiling_question,
+)
 from grader.profiling.metrics import parse_ncu_csv
 from grader.results import CheckResult
 from grader.spec import load_spec
@@ -24,7 +29,7 @@ H200 = ProfileEvidence(RECORDED, "", 1024, H200_L2)
 
 def _grade(text: str, evidence: ProfileEvidence = H200) -> dict[str, CheckResult]:
     assert SPEC.answers is not None
-    answers = load_answers(text, "answers.yaml", ProfilingAnswers)
+    answers = load_answers(text, "answers.yaml", ProfilingAnswers, profiling_question)
     return {r.name: r for r in grade_profiling(answers, evidence, SPEC.answers)}
 
 
@@ -105,18 +110,28 @@ def test_unanswered_questions_fail_even_without_measurements() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("text", "question", "expected"),
     [
-        ("naive: {dram_read_mb: '8.4'}\n", "answers.yaml:1: naive.dram_read_mb:"),
-        ("closer_to_roofline: cublas\n", "answers.yaml:1: closer_to_roofline:"),
-        ("fewer_bytes: {level: l3}\n", "answers.yaml:1: fewer_bytes.level:"),
-        ("tiled: {bandwidth: 3}\n", "answers.yaml:1: tiled.bandwidth:"),
-        ("naive: [1, 2\n", "answers.yaml:"),
+        (
+            "naive: {dram_read_mb: '8.4'}\n",
+            "naive figures",
+            "answers.yaml:1:9: naive.dram_read_mb:",
+        ),
+        ("closer_to_roofline: cublas\n", "roofline", "answers.yaml:1:1: closer_to_roofline:"),
+        (
+            "fewer_bytes: {level: l3}\n",
+            "traffic reduction",
+            "answers.yaml:1:15: fewer_bytes.level:",
+        ),
+        ("tiled: {bandwidth: 3}\n", "tiled figures", "answers.yaml:1:9: tiled.bandwidth:"),
+        ("naive: [1, 2\n", "naive figures", "answers.yaml:"),
     ],
 )
-def test_bad_answers_files_get_one_line_naming_the_key(text: str, expected: str) -> None:
+def test_bad_answers_get_one_line_naming_the_key_under_their_own_question(
+    text: str, question: str, expected: str
+) -> None:
     results = _grade(text)
-    message = results["answers naive figures"].message
+    message = results[f"answers {question}"].message
     assert message.startswith(expected), message
     assert "\n" not in message
     assert all(r.status == "failed" for r in results.values() if r.max_score > 0)

@@ -15,6 +15,7 @@ from grader.checks.answers import (
     load_answers,
     question_share,
     tile_sweep_check_names,
+    tile_sweep_question,
 )
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
 from grader.checks.kinds.profile import ProfileFigures
@@ -25,6 +26,7 @@ from grader.checks.profile_answers import (
     ProfilingAnswers,
     grade_profiling,
     profile_question_share,
+    profiling_question,
 )
 from grader.results import CheckKind, CheckResult
 from grader.spec import ExerciseSpec
@@ -74,7 +76,7 @@ def _tile_sweep(context: Context) -> list[CheckResult]:
             detail += " (by the limits of every current CUDA GPU)"
     evidence = evidence_for(spec, times.medians_ms, limit, detail, times.why_none)
     given = _missing(context) or load_answers(
-        context.job.answers_text, answers.file, TileSweepAnswers
+        context.job.answers_text, answers.file, TileSweepAnswers, tile_sweep_question
     )
     return grade_tile_sweep(given, evidence, answers, sweep.values)
 
@@ -88,7 +90,7 @@ def _profiling(context: Context) -> list[CheckResult]:
     l2 = backend.l2_bytes() if backend.times_kernels else None
     evidence = ProfileEvidence(found.figures, found.why_none, profile.size, l2)
     given = _missing(context) or load_answers(
-        context.job.answers_text, answers.file, ProfilingAnswers
+        context.job.answers_text, answers.file, ProfilingAnswers, profiling_question
     )
     return grade_profiling(given, evidence, answers)
 
