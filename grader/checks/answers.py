@@ -194,8 +194,7 @@ def grade_tile_sweep(
     share = question_share(spec, values)
     if isinstance(loaded, str):
         results = [
-            CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, loaded)
-            for n in names
+            CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, loaded) for n in names
         ]
         return [*results, unanswered_explanation(loaded)]
     graded = _grade_tile_sweep(loaded.answers, evidence, spec, values)

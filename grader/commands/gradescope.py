@@ -10,7 +10,7 @@ from grader.batch.discover import in_folder
 from grader.batch.run_one import grade_submission
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
-from grader.report.gradescope import render_results
+from grader.report.gradescope import instructor_lines, render_results
 
 
 def run(*, course: Course, exercises: Sequence[str] = (), submission: Path, results: Path) -> int:
@@ -22,4 +22,6 @@ def run(*, course: Course, exercises: Sequence[str] = (), submission: Path, resu
     missing = [s.exercise.id for s in found if s.kernel is None]
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(render_results(reports, missing))
+    for line in instructor_lines(reports):
+        print(line)
     return EXIT_OK

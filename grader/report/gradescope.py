@@ -58,14 +58,22 @@ def results_json(reports: Sequence[Report], missing: Sequence[str] = ()) -> dict
     }
     if leaderboard:
         result["leaderboard"] = leaderboard
-    # for the instructor (Gradescope stores extra_data, students do not see it): what each
-    # grading ran on and with which inputs, so that `grader check --seed N` reproduces it
+    # stored by Gradescope, not shown: what each grading ran on. The seed is not here: nothing
+    # a student is handed holds it (SECURITY.md); `instructor_lines` carries it to the log
     result["extra_data"] = {
-        "gradings": [
-            {"exercise": r.exercise, "seed": r.seed, "device": str(r.device)} for r in reports
-        ]
+        "gradings": [{"exercise": r.exercise, "device": str(r.device)} for r in reports]
     }
     return result
+
+
+def instructor_lines(reports: Sequence[Report]) -> list[str]:
+    """For Gradescope's stdout, which only the instructor sees (stdout_visibility hidden): each
+    grading's seed and device, and how to reproduce it."""
+    return [
+        f"{r.exercise}: seed {r.seed} on {r.device}; reproduce with "
+        f"grader check {r.exercise} --seed {r.seed} --file <the submission's kernel>"
+        for r in reports
+    ]
 
 
 def render_results(reports: Sequence[Report], missing: Sequence[str] = ()) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 import zipfile
 from pathlib import Path
@@ -42,9 +43,13 @@ def test_the_entry_point_writes_results_json_in_gradescopes_form(tmp_path: Path)
         assert set(test) >= {"name", "score", "max_score", "output", "visibility"}
         assert test is timing or test["status"] in ("passed", "failed")
     assert data["score"] == 80
-    (grading,) = data["extra_data"]["gradings"]  # for the instructor: how to reproduce it
-    assert grading["exercise"] == "ex4" and isinstance(grading["seed"], int)
-    assert "CPU" in grading["device"]
+    (grading,) = data["extra_data"]["gradings"]
+    assert grading["exercise"] == "ex4" and "CPU" in grading["device"]
+    # the seed: in the log only the instructor sees (stdout_visibility hidden), not results.json
+    assert data["stdout_visibility"] == "hidden"
+    assert re.match(
+        r"ex4: seed \d+ on .*CPU.*; reproduce with grader check ex4 --seed \d+", done.stdout
+    )
 
 
 def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: Path) -> None:
