@@ -4,6 +4,10 @@ Layouts, detected per entry and reported:
 - a folder per student holding `kernel.cu` (one exercise, given with --exercise), or holding
   exercise directories (`ex4-register-tiling/kernel.cu`, with their `answers.yaml`);
 - a `.zip` per student with either of those inside, extracted safely into the output directory;
+- inside a folder or zip, everything may sit in one folder of its own (`alice/...`, as zipping a
+  folder gives), and the kernel may have another name where it is the only `.cu` file there;
+- a single `.cu` file or notebook per student (`alice.cu`, `alice.ipynb`), the student its stem
+  (a `.cu` file only with one --exercise);
 - a Gradescope export: a folder per submission and `submission_metadata.yml` naming who made it.
 
 Nothing a student handed in is followed or opened here: links, pipes and devices are seen with
@@ -96,8 +100,10 @@ def _from_entry(
     if stat.S_ISDIR(mode):
         mine = in_folder(entry, key, exercises, "folder")
         return mine, _found("folder", mine, exercises)
+    if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
+        return _from_file(entry, key, exercises)
     if not is_zip:
-        return [], "skipped: not a folder or a .zip"
+        return [], "skipped: not a folder, a .zip, a .cu file or a notebook"
     try:
         folder = extract(entry, work / "unzipped" / file_name(key))
     except GraderError as exc:
@@ -108,6 +114,19 @@ def _from_entry(
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
     return mine, _found("zip", mine, exercises) + aside
+
+
+def _from_file(
+    entry: Path, key: str, exercises: Sequence[Exercise]
+) -> tuple[list[Submission], str]:
+    """A student's single file at the top: a notebook (a cell per exercise), or a kernel (for
+    the one exercise graded)."""
+    student = text_key(entry.stem)
+    if entry.suffix == ".cu" and len(exercises) != 1:
+        return [], "skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
+    # no answers file: one beside it at the top would be everyone's
+    mine = [Submission(student, e, entry, None, "file") for e in exercises]
+    return mine, _found("file", mine, exercises)
 
 
 def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -> str:
@@ -172,6 +191,7 @@ def in_folder(
 ) -> list[Submission]:
     """One student's submissions in their folder, one per exercise (kernel None if absent)."""
     single = len(exercises) == 1
+    folder = _unwrapped(folder, exercises)
     out = []
     for exercise in exercises:
         try:
@@ -181,6 +201,31 @@ def in_folder(
         answers = _answers(kernel, exercise) if kernel and not error else None
         out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
     return out
+
+
+_IGNORED = frozenset({"__MACOSX"})
+"""What archivers add beside the work (macOS's resource forks)."""
+
+
+def _unwrapped(folder: Path, exercises: Sequence[Exercise]) -> Path:
+    """The folder the work is in: `folder`, or the one folder inside it (and so on, a few levels)
+    where nothing else is there, as zipping a folder gives (`alice.zip` holding `alice/...`).
+    Links are never followed."""
+    # what a submission holds by name, a folder so named included, is never a wrapper
+    names = {n for e in exercises for n in (e.dir_name, e.id, e.spec.kernel.file)}
+    for _ in range(3):
+        try:
+            entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
+        except OSError:
+            return folder
+        inside = [e for e in entries if e.name not in _IGNORED]
+        only = inside[0].name if len(inside) == 1 else ""
+        if not only or only in names or only.endswith((".cu", ".ipynb", ".yaml", ".yml")):
+            return folder
+        if not inside[0].is_dir(follow_symlinks=False):
+            return folder
+        folder = Path(inside[0].path)
+    return folder
 
 
 def _mode(path: Path) -> int | None:
@@ -203,16 +248,32 @@ def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, 
         if mode is None or not stat.S_ISDIR(mode):
             continue
         found = _usable(folder / name / file, f"{name}/{file}")
+        if found[0] is None:
+            found = _only_kernel(folder / name, name)
         if found[0] is not None:
             return found
     if single:
         found = _usable(folder / file, file)
+        if found[0] is None:
+            found = _only_kernel(folder, "")
         if found[0] is not None:
             return found
     notebooks = sorted(folder.glob("*.ipynb"))
     if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
         return _usable(notebooks[0], notebooks[0].name)
     return None, None
+
+
+def _only_kernel(folder: Path, shown_in: str) -> tuple[Path | None, str | None]:
+    """The one `.cu` file in `folder`, whatever its name; nothing where there are several (which
+    one is the kernel is not for the grader to guess: the summary says it found none)."""
+    try:
+        kernels = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".cu"))
+    except OSError:
+        return None, None
+    if len(kernels) != 1:
+        return None, None
+    return _usable(folder / kernels[0], f"{shown_in}/{kernels[0]}" if shown_in else kernels[0])
 
 
 def _usable(path: Path, shown_as: str) -> tuple[Path | None, str | None]:

@@ -50,9 +50,10 @@ def write_summary(
     missing: Sequence[str],
     baselines: Sequence[str] = (),
     refused: Sequence[str] = (),
+    skipped: Sequence[str] = (),
 ) -> None:
     """summary.md (grader/report/summary.py)."""
-    path.write_text(render_summary(results, missing, baselines, refused))
+    path.write_text(render_summary(results, missing, baselines, refused, skipped))
 
 
 def write_performance_scores(

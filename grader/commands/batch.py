@@ -81,7 +81,8 @@ def run(
     baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
     for line in baselines:
         console.baseline(line)
-    write_summary(out / "summary.md", results, work.missing, baselines, work.refused)
+    skipped = [note for note in notes if ": skipped: " in note]
+    write_summary(out / "summary.md", results, work.missing, baselines, work.refused, skipped)
     write_performance_scores(out / "performance_scores.csv", everyone, ids, results, roster)
     console.done(out)
     return EXIT_OK

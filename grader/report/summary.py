@@ -34,8 +34,10 @@ def render_summary(
     missing: Sequence[str],
     baselines: Sequence[str] = (),
     refused: Sequence[str] = (),
+    skipped: Sequence[str] = (),
 ) -> str:
-    """summary.md's text."""
+    """summary.md's text; `skipped`: the entries of the submissions directory not read, each
+    with why."""
     failures: collections.Counter[str] = collections.Counter()
     errored: list[str] = []
     for result in results:
@@ -51,5 +53,6 @@ def render_summary(
     lines += _items("Gradings that errored", errored)
     lines += _items("Submissions refused (0 points, the reason in their feedback)", refused)
     lines += _items("Missing submissions", missing)
+    lines += _items("Skipped in the submissions directory (not read)", skipped)
     lines += _items("Baseline timings per GPU lane", baselines, none="- none timed")
     return "\n".join(lines) + "\n"

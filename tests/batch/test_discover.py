@@ -19,7 +19,7 @@ from grader.batch.discover import Submission, discover
 from grader.course import Exercise, load_course
 from tests.batch.exports import METADATA, WRONG, write_export
 from tests.batch.zips import GOOD, write_zip
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_grader
 
 LONG = "k" * 300
 
@@ -268,4 +268,61 @@ def test_a_folder_and_a_zip_of_one_name_are_two_students(tmp_path: Path) -> None
     assert (
         "alice.zip: zip, 1 of 1 exercise(s) found (graded as 'alice.zip': 'alice' is there too)"
         in notes
+    )
+
+
+def _kernels(found: list[Submission]) -> dict[tuple[str, str], str]:
+    """(student, exercise) -> the kernel's text, for every submission with one."""
+    return {(s.student, s.exercise.id): s.kernel.read_text() for s in found if s.kernel}
+
+
+def test_the_layouts_students_hand_in_are_all_read(tmp_path: Path, ex4: Exercise) -> None:
+    root = tmp_path / "submissions"
+    root.mkdir()
+    with zipfile.ZipFile(root / "ann.zip", "w") as zipped:  # a zipped folder, macOS style
+        zipped.writestr("ann/ex4-register-tiling/kernel.cu", GOOD)
+        zipped.writestr("__MACOSX/ann/._kernel.cu", b"\0")
+    (root / "ben/work").mkdir(parents=True)  # a folder in a folder, the kernel named otherwise
+    (root / "ben/work/matmul.cu").write_bytes(GOOD)
+    (root / "cat.cu").write_bytes(GOOD)  # a single file
+    (root / "dan").mkdir()  # two .cu files: which is the kernel is not guessed
+    (root / "dan/a.cu").write_bytes(GOOD)
+    (root / "dan/b.cu").write_bytes(WRONG)
+    (root / "notes.txt").write_text("hello")
+    found, notes = discover(root, [ex4], tmp_path / "work")
+    kernels = _kernels(found)
+    assert set(kernels) == {("ann", "ex4"), ("ben", "ex4"), ("cat", "ex4")}
+    assert all(text.encode() == GOOD for text in kernels.values())
+    assert "dan: folder, 0 of 1 exercise(s) found" in notes
+    assert "cat.cu: file, 1 of 1 exercise(s) found" in notes
+    assert "notes.txt: skipped: not a folder, a .zip, a .cu file or a notebook" in notes
+
+
+def test_a_single_cu_file_needs_one_exercise_and_is_skipped_saying_so(tmp_path: Path) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    root.mkdir()
+    (root / "cat.cu").write_bytes(GOOD)
+    found, notes = discover(root, [course.find("ex1"), course.find("ex4")], tmp_path / "work")
+    assert found == []
+    assert notes == [
+        "cat.cu: skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
+    ]
+
+
+def test_the_summary_lists_every_skipped_entry_with_its_reason(
+    small_course: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "submissions"
+    (root / "ann").mkdir(parents=True)
+    (root / "ann/kernel.cu").write_bytes(GOOD)
+    (root / "notes.txt").write_text("hello")
+    out = tmp_path / "out"
+    args = ["--course", str(small_course), "batch", str(root), "--out", str(out)]
+    done = run_grader([*args, "--exercise", "ex4", "--backend", "cpu"])
+    assert done.returncode == 0, done.stderr
+    summary = (out / "summary.md").read_text()
+    section = summary.split("## Skipped in the submissions directory (not read)\n\n", 1)[1]
+    assert section.startswith(
+        "- notes.txt: skipped: not a folder, a .zip, a .cu file or a notebook\n"
     )
