@@ -5,8 +5,10 @@
   own time on the spec's cases (every launch the check makes, through the same sandboxed program,
   with nothing of the grader around it).
 - `grader validate --backend cpu`, warm cache (target 30 s; with --validate: it takes minutes).
-  Floor: the programs' own time for every file the run grades, estimated from each exercise's
-  solution (its launches on the spec's cases, times the exercise's files), divided by the cores.
+  Floor: the programs' own time for the files validate must grade in full (each exercise's
+  solution, and its wrong answers files, which fail only after the kernel ran every case),
+  estimated from the solution's launches on the spec's cases, divided by the cores. Stubs and
+  wrong kernels stop at their first failure (as `check -x`) and are left out of it.
 
 Prints a table; with --write, saves it as JSON under benchmarks/results/cpu_targets.json.
 
@@ -144,8 +146,11 @@ def files_per_exercise() -> dict[str, int]:
     sys.path.insert(0, str(ROOT))
     from grader.course import load_course
 
+    # what validate must grade in full: the solution, and each wrong answers file (it fails
+    # only at the end, after the solution's kernel has run every case); a stub or a wrong
+    # kernel is graded up to its first failure, at least nothing
     return {
-        e.id: 2 + len(e.wrong_variants)  # solution, stub, variants (answers files re-grade it)
+        e.id: 1 + sum(v.suffix == ".yaml" for v in e.wrong_variants)
         for e in load_course(ROOT).exercises
     }
 
@@ -185,7 +190,8 @@ def main() -> int:
                 "seconds": round(validate_s, 1),
                 "exit": code,
                 "floor_s": round(estimate, 1),
-                "floor": "the solutions' launches x files per exercise / cores: "
+                "floor": "the solution's launches x the files graded in full (solution, wrong "
+                "answers files) per exercise / cores: "
                 + ", ".join(f"{e} {per_file[e]:.2f} s x {counts[e]}" for e in counts),
                 "ratio": round(validate_s / estimate, 2),
                 "target_s": TARGET_VALIDATE_S,

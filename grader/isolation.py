@@ -12,6 +12,7 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,25 @@ from grader.results import CheckResult, CheckStatus, DeviceInfo, Stage
 _STDERR_TAIL = 1500
 
 
+class GradingStoppedError(Exception):
+    """The grading was stopped from outside (`stop_gradings`): it has no verdict."""
+
+
+_stopping = threading.Event()
+
+
+def stop_gradings() -> None:
+    """Stop every grading running in this process within a moment (Ctrl-C in a batch): each
+    kills its child and raises GradingStoppedError, with no verdict, so that nothing half-graded is
+    recorded."""
+    _stopping.set()
+
+
+def allow_gradings() -> None:
+    """Let gradings run again after `stop_gradings`."""
+    _stopping.clear()
+
+
 @dataclass
 class _ChildRun:
     device: DeviceInfo | None = None
@@ -51,6 +71,8 @@ class _ChildRun:
     stderr: str = ""
     bad_frame: str = ""
     """What the child sent that is not an event (then it is stopped)."""
+    interrupted: bool = False
+    """Stopped from outside (stop_gradings)."""
     reusable: bool = False
     """A serving child said it finished the job cleanly and can take another."""
 
@@ -105,7 +127,7 @@ def _watch_child(spawned: Spawned, job: Job, run: _ChildRun) -> None:
         if not done.reusable:
             run.returncode = spawned.process.wait()
     else:
-        if run.timed_out or run.out_of_memory or run.bad_frame:
+        if run.timed_out or run.out_of_memory or run.bad_frame or run.interrupted:
             _kill_group(spawned.process)
         run.returncode = spawned.process.wait()
     run.stderr = _read_tail(spawned.stderr)
@@ -123,6 +145,9 @@ def _read_events(spawned: Spawned, run: _ChildRun) -> FinishedEvent | None:
     with selectors.DefaultSelector() as selector:
         selector.register(spawned.read_fd, selectors.EVENT_READ)
         while True:
+            if _stopping.is_set():
+                run.interrupted = True
+                return None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 run.timed_out = True
@@ -200,6 +225,8 @@ def run_isolated(
     while len(results) < len(planned):
         failed = any(r.status in ("failed", "error") for r in results.values())
         run = _run_child(replace(job, done=tuple(results), any_failed=failed), time_limit, command)
+        if run.interrupted:
+            raise GradingStoppedError("stopped before it finished")
         device = run.device or device
         stages += run.stages
         names = {p.name for p in planned}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import nullcontext
 
 from grader.batch.discover import Submission
@@ -15,8 +15,10 @@ from grader.batch.secret import mixed_seed
 from grader.batch.store import ResultStore
 from grader.children import serving
 from grader.errors import GraderError
+from grader.isolation import GradingStoppedError, allow_gradings, stop_gradings
 from grader.lane_lock import LANE_ENV
 from grader.report.batch_console import BatchConsole
+from grader.results import Report
 
 JOBS_PER_GPU = 8
 """Gradings at a time per GPU lane unless --jobs says otherwise (at most one per core): of the
@@ -62,17 +64,54 @@ def grade_all(
             ): (s, d)
             for i, (s, d) in enumerate(todo)
         }
-        for future in as_completed(futures):
-            submission, digest = futures[future]
-            try:
-                report = future.result()
-            except Exception as exc:  # one grading never stops the batch; --resume retries it
-                console.not_graded(submission.student, submission.exercise.id, exc)
-            else:
-                try:
-                    store.record(run_id, submission.student, submission.exercise.id, digest, report)
-                except GraderError:  # the disk is full, say: what is recorded stays, stop here
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    store.close()
-                    raise
-            advance()
+        pending = set(futures)
+        try:
+            for future in as_completed(futures):
+                pending.discard(future)
+                _record(future, futures[future], store, run_id, console, pool)
+                advance()
+        except KeyboardInterrupt:
+            # Ctrl-C: nothing more starts, what runs is stopped at once (no verdict), and every
+            # grading that finished is kept
+            stop_gradings()
+            pool.shutdown(wait=True, cancel_futures=True)
+            allow_gradings()
+            for future in pending:
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    _record(future, futures[future], store, run_id, console, pool)
+            raise BatchInterruptedError(store.count(run_id), len(todo)) from None
+
+
+class BatchInterruptedError(GraderError):
+    """Ctrl-C during a batch: what was recorded stays; --resume grades the rest."""
+
+    def __init__(self, recorded: int, total: int) -> None:
+        super().__init__(
+            f"interrupted: {recorded} of {total} grading(s) of this run are recorded and kept; "
+            "run the same command with --resume to grade the rest",
+            exit_code=130,
+        )
+
+
+def _record(
+    future: Future[Report],
+    work: tuple[Submission, str],
+    store: ResultStore,
+    run_id: str,
+    console: BatchConsole,
+    pool: ThreadPoolExecutor,
+) -> None:
+    submission, digest = work
+    try:
+        report = future.result()
+    except GradingStoppedError:
+        return  # no verdict: --resume grades it again
+    except Exception as exc:  # one grading never stops the batch; --resume retries it
+        console.not_graded(submission.student, submission.exercise.id, exc)
+        return
+    try:
+        store.record(run_id, submission.student, submission.exercise.id, digest, report)
+    except GraderError:  # the disk is full, say: what is recorded stays, stop here
+        pool.shutdown(wait=False, cancel_futures=True)
+        store.close()
+        raise

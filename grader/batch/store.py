@@ -140,6 +140,13 @@ class ResultStore:
                 ),
             )
 
+    def count(self, run_id: str) -> int:
+        """How many results run `run_id` recorded."""
+        (number,) = self._db.execute(
+            "SELECT COUNT(*) FROM results WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return int(number)
+
     def graded(self) -> set[tuple[str, str, str]]:
         """(student, exercise, source hash) of every complete result."""
         rows = self._db.execute("SELECT student, exercise, source_sha256 FROM results")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, run_grader
+from tests.processes import command, descendants
 
 # each test runs `grader batch` (most several times) on real submissions, on the course with
 # small largest cases (conftest's small_course): the batch, not the kernel's size, is tested
@@ -137,6 +138,45 @@ def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
     with sqlite3.connect(database) as db:
         counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
     assert [c for (c,) in counts] == [1] * 7  # nothing graded twice
+
+
+def _rows(database: Path) -> int:
+    # the file exists a moment before its table does
+    with contextlib.suppress(sqlite3.OperationalError), sqlite3.connect(database) as db:
+        return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    return 0
+
+
+def test_ctrl_c_stops_the_batch_keeps_what_finished_and_says_how_to_resume(
+    small_course: Path, submissions: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "interrupted"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", *_batch(small_course, submissions, out, "--jobs", "2")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    database = out / "results.sqlite"
+    deadline = time.monotonic() + 120
+    while _rows(database) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = [p for p in descendants(process.pid) if b"grader.worker" in command(p)]
+    process.send_signal(signal.SIGINT)  # what Ctrl-C sends the grader
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    recorded = _rows(database)
+    assert 1 <= recorded < 7  # stopped part-way, what finished kept
+    assert f"interrupted: {recorded} of 7 grading(s) of this run are recorded" in stderr
+    assert "run the same command with --resume" in stderr and "Traceback" not in stderr
+    assert all(not command(child) for child in children)  # its gradings were stopped
+    resumed = run_grader(_batch(small_course, submissions, out, "--jobs", "2", "--resume"))
+    assert resumed.returncode == 0
+    with sqlite3.connect(database) as db:
+        counts = db.execute("SELECT COUNT(*) FROM results GROUP BY student, exercise").fetchall()
+    assert [c for (c,) in counts] == [1] * 7  # nothing graded twice, nothing lost
 
 
 def test_a_second_run_without_resume_is_refused_and_nothing_is_lost(
