@@ -179,6 +179,25 @@ def test_a_recycled_gpu_backend_leaves_nothing_of_the_last_submission_readable()
     del kept
 
 
+def test_a_gpu_backend_that_ran_a_kernel_using_the_device_heap_is_not_reused(
+    tmp_path: Path,
+) -> None:
+    from grader.backends.compiler import CompiledKernel, compile_kernel
+    from grader.backends.gpu import GpuBackend
+    from grader.source import KernelSource
+
+    text = (
+        'extern "C" __global__ void k(float *out) {\n'
+        "    float *kept = (float *)malloc(64); kept[0] = 1.0f; out[0] = kept[0];\n}\n"
+    )
+    backend = GpuBackend()
+    assert backend.recycle()  # nothing used yet
+    compiled = compile_kernel(KernelSource(text, "kernel.cu"), "k", {}, backend.arch)
+    assert isinstance(compiled, CompiledKernel)
+    backend.load_function(compiled)
+    assert not backend.recycle()  # its heap is the context's: a fresh process grades next
+
+
 def test_a_gpu_lane_serves_submission_after_submission_with_checks_verdicts(
     tmp_path: Path,
 ) -> None:

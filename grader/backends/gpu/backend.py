@@ -15,7 +15,7 @@ from grader.backends.base import (
 )
 from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import launch_geometry
-from grader.backends.gpu.memory import ScrubbedPool
+from grader.backends.gpu.memory import ScrubbedPool, uses_device_heap
 from grader.backends.gpu.runtime import (
     GpuUnavailableError,
     cuda_errors,
@@ -56,6 +56,8 @@ class GpuBackend:
         )
         self._function: Any = None
         self._memory = ScrubbedPool(cupy)
+        self._heap_used = False
+        """Whether a kernel loaded here used the device's own heap (then no reuse)."""
 
     @property
     def device(self) -> DeviceInfo:
@@ -71,6 +73,8 @@ class GpuBackend:
 
     def load_function(self, compiled: CompiledKernel) -> Any:
         """The launchable CuPy function of a compiled kernel (RawModule over its cubin)."""
+        if uses_device_heap(compiled.cubin_path.read_bytes()):
+            self._heap_used = True
         return load_function(self._cupy, str(compiled.cubin_path), compiled.symbol)
 
     def l2_bytes(self) -> int:
@@ -137,7 +141,7 @@ class GpuBackend:
 
     def recycle(self) -> bool:
         self._function = None
-        return self._memory.release()
+        return self._memory.release() and not self._heap_used
 
     def take_warnings(self) -> list[str]:
         return []

@@ -1,7 +1,8 @@
 """Device memory for student kernels, in a process that may grade many submissions: every block
 the memory pool takes from the driver is filled with poison before CuPy hands any of it out, and
 between submissions the pool gives every block back. So whatever a kernel reaches, in bounds or
-not, holds this submission's data or poison, never an earlier submission's."""
+not, holds this submission's data or poison, never an earlier submission's. The device's own
+heap (malloc in a kernel) is outside the pool: a process whose kernel used it is not reused."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ import gc
 from typing import Any
 
 from grader.backends.gpu.runtime import cuda_errors
+
+
+def uses_device_heap(cubin: bytes) -> bool:
+    """Whether a kernel calls the device's own allocator (malloc, new): the driver resolves the
+    call by name, so the cubin names it, however the source spelled it. That heap belongs to the
+    CUDA context, outside any pool: what one submission leaves there, the next could find, so a
+    process that ran such a kernel grades nothing more."""
+    return b"malloc" in cubin
+
 
 SCRUB_BYTE = 0xFF
 """Every byte of a new block: 0xFFFFFFFF is a NaN as float32, as the correctness poison is."""
