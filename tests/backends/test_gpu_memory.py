@@ -4,8 +4,6 @@ runs here), however the source spells the call."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grader.backends.compiler import CompiledKernel, compile_kernel
