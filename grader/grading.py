@@ -11,7 +11,7 @@ from grader.bounded_read import read_bounded
 from grader.checks.registry import checks_for, plan
 from grader.course import Exercise
 from grader.errors import GraderError
-from grader.isolation import run_isolated
+from grader.isolation import Progress, run_isolated
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
 from grader.results import Report
@@ -58,6 +58,7 @@ def grade(
     answers: Path | None = None,
     env: dict[str, str] | None = None,
     first_failure_stops: bool = False,
+    progress: Progress = lambda what: None,
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict (the rest
     skipped after the first that fails, with `first_failure_stops`)."""
@@ -79,7 +80,7 @@ def grade(
         env=dict(env or {}),
         first_failure_stops=first_failure_stops,
     )
-    device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s)
+    device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s, progress=progress)
     if backend in ("gpu", "cpu") and device.backend != backend:
         # asked for a backend that is not there: no verdict, rather than one from the checks
         # that could run without it (compile alone would "pass" a stub)

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO
 
@@ -92,11 +92,13 @@ STARTUP_S = 60.0
 student code runs before then, and a cold machine can take seconds."""
 
 
-def _run_child(job: Job, time_limit: float, command: Sequence[str]) -> _ChildRun:
+def _run_child(
+    job: Job, time_limit: float, command: Sequence[str], progress: Progress
+) -> _ChildRun:
     spawned = take(job.backend, job.env, command)
     run = _ChildRun(limit=time_limit)
     try:
-        _watch_child(spawned, job, run)
+        _watch_child(spawned, job, run, progress)
     finally:
         # whatever happened (an interrupt too): the child and everything its programs left are
         # killed, and its temporary files removed, unless it serves on, cleanly
@@ -119,9 +121,13 @@ def _send(spawned: Spawned, job: Job) -> None:
         pass
 
 
-def _watch_child(spawned: Spawned, job: Job, run: _ChildRun) -> None:
+Progress = Callable[[str], None]
+"""Told what the child runs next (a check, a case), as it starts: for a status line."""
+
+
+def _watch_child(spawned: Spawned, job: Job, run: _ChildRun, progress: Progress) -> None:
     _send(spawned, job)
-    done = _read_events(spawned, run)
+    done = _read_events(spawned, run, progress)
     if done is not None:  # a serving child finished the job: it has exited, or serves on
         run.returncode, run.reusable = done.code, done.reusable
         if not done.reusable:
@@ -133,7 +139,7 @@ def _watch_child(spawned: Spawned, job: Job, run: _ChildRun) -> None:
     run.stderr = _read_tail(spawned.stderr)
 
 
-def _read_events(spawned: Spawned, run: _ChildRun) -> FinishedEvent | None:
+def _read_events(spawned: Spawned, run: _ChildRun, progress: Progress) -> FinishedEvent | None:
     """Take the child's events into `run` until it finishes the job (a serving child's
     FinishedEvent, returned), closes its channel, or is to be stopped (a limit, a bad frame)."""
     time_limit = run.limit
@@ -178,6 +184,8 @@ def _read_events(spawned: Spawned, run: _ChildRun) -> FinishedEvent | None:
                 last_event = now
                 # The child knows what the next check costs on its backend (the CPU
                 # emulator is far slower than a GPU) and may extend the limit for it.
+                if isinstance(event, StartEvent):
+                    progress(event.check)
                 extra_s = event.extra_s if isinstance(event, StartEvent) else 0.0
                 run.limit = time_limit + extra_s
                 deadline = time.monotonic() + run.limit
@@ -215,16 +223,18 @@ def run_isolated(
     planned: Sequence[PlannedCheck],
     time_limit: float,
     command: Sequence[str] | None = None,
+    progress: Progress = lambda what: None,
 ) -> tuple[DeviceInfo, list[CheckResult], list[Stage]]:
     """Run every planned check; returns the device, one result per planned check, in order, and
-    the stages before the checks (builds) with their times."""
+    the stages before the checks (builds) with their times. `progress` hears what starts."""
     command = list(command or worker_command())
     results: dict[str, CheckResult] = {}
     stages: list[Stage] = []
     device: DeviceInfo | None = None
     while len(results) < len(planned):
         failed = any(r.status in ("failed", "error") for r in results.values())
-        run = _run_child(replace(job, done=tuple(results), any_failed=failed), time_limit, command)
+        job_now = replace(job, done=tuple(results), any_failed=failed)
+        run = _run_child(job_now, time_limit, command, progress)
         if run.interrupted:
             raise GradingStoppedError("stopped before it finished")
         device = run.device or device

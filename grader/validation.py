@@ -3,7 +3,8 @@ for the reason it declares (grader/expectations.py judges each report)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +60,15 @@ def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -
 
 
 def validate_exercises(
-    exercises: Sequence[Exercise], seed: int, backend: str, jobs: int
+    exercises: Sequence[Exercise],
+    seed: int,
+    backend: str,
+    jobs: int,
+    on_judged: Callable[[Item, int, int], None] = lambda item, done, total: None,
 ) -> list[Item]:
     """Grade every solution, stub and known-wrong variant, `jobs` at a time (each grading runs in
-    its own child processes), and judge each against what it must do."""
+    its own child processes), and judge each against what it must do; `on_judged(item, done,
+    total)` hears of each as it is judged."""
     work: list[tuple[Exercise, str, Path]] = []
     for exercise in exercises:
         work.append((exercise, "solution", exercise.solution))
@@ -70,8 +76,19 @@ def validate_exercises(
         for variant in exercise.wrong_variants:
             read_header(variant)  # a variant without a valid header stops validation at once
             work.append((exercise, "wrong", variant))
+    done = 0
+    lock = threading.Lock()
+
+    def judged(w: tuple[Exercise, str, Path]) -> Item:
+        nonlocal done
+        item = _judge(w[0], w[1], w[2], seed, backend)
+        with lock:
+            done += 1
+            on_judged(item, done, len(work))
+        return item
+
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda w: _judge(w[0], w[1], w[2], seed, backend), work))
+        return list(pool.map(judged, work))
 
 
 def settled(items: Sequence[Item]) -> bool:

@@ -166,3 +166,36 @@ def test_exitfirst_stops_at_the_first_failed_check_and_says_why_the_rest_did_not
         (c["name"], c["status"], c["message"]) for c in checks[: first + 1]
     ]
     assert any(c["status"] != "skipped" for c in whole[first + 1 :])  # without -x, all run
+
+
+def test_on_a_terminal_a_status_line_says_which_check_runs(small_course: Path) -> None:
+    import os
+    import pty
+    import sys
+
+    main, terminal = pty.openpty()
+    args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--seed", "1"]
+    file = str(small_course / "solutions/ex1-non-square/kernel.cu")
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", *args, "--file", file],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env=env,
+    )
+    os.close(terminal)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal's other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out, _ = process.communicate(timeout=300)
+    os.close(main)
+    assert process.returncode == 0
+    assert b"ex1: correctness" in seen  # the check running, as it ran
+    assert b"ex1: correctness" not in out  # stdout holds the report alone

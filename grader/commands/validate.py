@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 
 from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
@@ -29,8 +30,17 @@ def run(
     # On a GPU, one grading at a time (they would share the device); on the CPU, one per core.
     jobs = jobs or ((os.cpu_count() or 1) if backend == "cpu" else 1)
     console = Console(stderr=as_json)
-    with console.status(status_line([e.id for e in chosen], jobs)):
-        items = validate_exercises(chosen, seed, backend, jobs)
+    first = status_line([e.id for e in chosen], jobs)
+    with console.status(first) as line:
+        items = validate_exercises(
+            chosen,
+            seed,
+            backend,
+            jobs,
+            lambda item, done, total: line.update(
+                escape(f"{first}: {done} of {total} judged, last {item.file}")
+            ),
+        )
     if as_json:
         print(validation_json(seed, items))
     else:
