@@ -178,7 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--file", type=Path, help="your kernel, profiled too (default: the exercise's kernel.cu)"
     )
 
-    commands.add_parser("spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)")
+    spec_docs = commands.add_parser(
+        "spec-docs", help="print the course.yaml / spec.yaml reference (Markdown)"
+    )
+    spec_docs.add_argument(
+        "--write",
+        action="store_true",
+        help="write it to docs/spec.md, and each exercise README's points from its spec",
+    )
 
     schema = commands.add_parser(
         "schema", help="print the JSON Schema of check --json's report or of a batch record"

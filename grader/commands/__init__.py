@@ -143,7 +143,7 @@ def _cache(args: argparse.Namespace) -> int:
 def _spec_docs(args: argparse.Namespace) -> int:
     from grader.commands import spec_docs
 
-    return spec_docs.run()
+    return spec_docs.run(course=open_course(args.course) if args.write else None)
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -74,5 +74,11 @@ def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:
     assert (target / "grader/cli.py").is_file()
     assert not (target / "solutions").exists()
     assert run_grader(["--course", str(target), "list"]).returncode == 0
+    readme = (target / "README.md").read_text()  # the students' README, with the spec's points
+    assert "grader check ex1" in readme and "batch" not in readme and "secret" not in readme
+    assert (
+        "| ex4 | 2x2 register tiling | `exercises/ex4-register-tiling/` | 10 for compiling"
+        in readme
+    )
     refused = run_grader(["release", str(target)])
     assert refused.returncode == 2 and "not empty" in refused.stderr

@@ -1,0 +1,52 @@
+"""The README of a student copy of the course (`grader release`): how to set up and check, and
+each exercise with its points from its spec; nothing of batches, secrets or solutions."""
+
+from __future__ import annotations
+
+from grader.course import Course
+from grader.report.points import points_summary
+
+
+def render_student_readme(course: Course) -> str:
+    rows = [
+        f"| {e.id} | {e.title} | `exercises/{e.dir_name}/` | "
+        f"{points_summary(e.spec).removeprefix('Points: ')} |"
+        for e in course.exercises
+    ]
+    first = course.exercises[0].id if course.exercises else "ex1"
+    return "\n".join(
+        [
+            f"# {course.title}",
+            "",
+            "## Set-up: one command on a fresh machine (Python >= 3.10)",
+            "",
+            "```sh",
+            f"bin/dev grader check {first}    # sets up on first use, then grades the stub",
+            "source .venv/bin/activate      # then `grader ...` works in this shell",
+            "```",
+            "",
+            "Without a GPU, kernels run on the CPU backend: correctness is graded as on a GPU;",
+            "timing is graded on a GPU only (the report says which checks were skipped, and why).",
+            "",
+            "## Checking your work",
+            "",
+            "```sh",
+            "grader list                            # the exercises",
+            f"grader check {first}                     # grade the exercise's kernel.cu",
+            f"grader check {first} --file my.cu        # grade another file (or a notebook)",
+            f"grader check {first} -x                  # stop at the first check that fails",
+            f"grader check {first} --seed 1234567      # reproduce a run (the seed is printed)",
+            "grader doctor                          # what this machine offers",
+            "```",
+            "",
+            "## Exercises",
+            "",
+            "Each folder holds the stub `kernel.cu`, its `spec.yaml`, and a `README.md` with the",
+            "task and the launch contract (and `answers.yaml` where it asks questions).",
+            "",
+            "| id | exercise | folder | points (from its spec.yaml) |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    )
