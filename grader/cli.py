@@ -81,7 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list the exercises")
 
     check = commands.add_parser("check", help="grade a kernel for one exercise")
-    check.add_argument("exercise", help="exercise id (ex4) or directory name")
+    check.add_argument(
+        "exercise", nargs="?", default=None, help="exercise id (ex4) or directory name"
+    )
+    check.add_argument(
+        "--all",
+        dest="every",
+        action="store_true",
+        help="check every exercise's kernel.cu, then a summary of all",
+    )
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="the full message of every check that ran, passed ones too",
+    )
     check.add_argument(
         "--file", type=Path, help="kernel to grade (default: the exercise's kernel.cu)"
     )

@@ -199,3 +199,31 @@ def test_on_a_terminal_a_status_line_says_which_check_runs(small_course: Path) -
     assert process.returncode == 0
     assert b"ex1: correctness" in seen  # the check running, as it ran
     assert b"ex1: correctness" not in out  # stdout holds the report alone
+
+
+@pytest.mark.slow
+def test_check_all_grades_every_exercise_and_ends_with_one_summary(small_course: Path) -> None:
+    args = ["--course", str(small_course), "check", "--all", "--backend", "cpu", "-x"]  # quicker
+    done = run_grader(args)
+    assert done.returncode == 1, done.stderr  # the stubs are not yet right
+    summary = done.stdout.split("every exercise", 1)[1]
+    for exercise in ("ex1: Non-square matrices", "ex2: Tile-size sweep", "ex4: 2x2 register"):
+        assert exercise in summary
+    assert "total" in summary and "/400" in summary
+    as_json = run_grader([*args, "--json"])
+    assert [r["exercise"] for r in json.loads(as_json.stdout)] == ["ex1", "ex2", "ex3", "ex4"]
+
+
+def test_check_needs_an_exercise_or_all_but_not_both() -> None:
+    for args in (["check"], ["check", "ex1", "--all"]):
+        done = run_grader(args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "give one exercise (e.g. ex4), or --all" in done.stderr
+
+
+def test_verbose_shows_the_message_of_checks_that_passed(small_course: Path) -> None:
+    kernel = str(small_course / "solutions/ex1-non-square/kernel.cu")
+    args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--file", kernel]
+    quiet, loud = run_grader(args), run_grader([*args, "-v"])
+    assert quiet.returncode == loud.returncode == 0
+    assert "compile: PASS" not in quiet.stdout and "compile: PASS" in loud.stdout

@@ -55,6 +55,8 @@ def _check(args: argparse.Namespace) -> int:
         backend=args.backend,
         benchmark_json=args.benchmark_json,
         exitfirst=args.exitfirst,
+        verbose=args.verbose,
+        every=args.every,
     )
 
 

@@ -12,13 +12,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader.course import Course, Exercise
-from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
+from grader.errors import EXIT_CHECK_FAILED, EXIT_OK, GraderError
 from grader.grading import default_answers, grade
 from grader.isolation import Progress
 from grader.notebook import kernel_from_notebook
 from grader.report.chart import write_sweep_chart
-from grader.report.json_text import render_json
-from grader.report.terminal import print_check
+from grader.report.json_text import feedback_json, render_json
+from grader.report.terminal import print_check, print_summary_of_all
 from grader.results import Report
 from grader.sandbox import scope
 from grader.source import read_source
@@ -64,31 +64,53 @@ def _quiet(what: str) -> None:
 def run(
     *,
     course: Course,
-    exercise: str,
+    exercise: str | None,
     file: Path | None = None,
     seed: int | None = None,
     as_json: bool = False,
     backend: str = "auto",
     benchmark_json: Path | None = None,
     exitfirst: bool = False,
+    verbose: bool = False,
+    every: bool = False,
 ) -> int:
-    """Exit 0 when the kernel passes, 1 when a check fails."""
-    chosen = course.find(exercise)
-    kernel = file if file is not None else chosen.stub
-    # on a terminal, a status line says what runs now (the CPU emulator takes tens of seconds);
-    # nothing of it reaches stdout, so --json and pipes are as before
+    """Exit 0 when the kernel passes (with --all: every exercise's), 1 when a check fails."""
+    if every == (exercise is not None):
+        raise GraderError("grader check: give one exercise (e.g. ex4), or --all for every one")
+    if every and (file is not None or benchmark_json is not None):
+        raise GraderError("grader check --all grades each exercise's own kernel.cu: no --file")
+    chosen = list(course.exercises) if exercise is None else [course.find(exercise)]
+    reports: list[Report] = []
+    for one in chosen:
+        kernel = file if file is not None else one.stub
+        report = _checked(one, kernel, seed, backend, benchmark_json, exitfirst, as_json)
+        chart = write_sweep_chart(report, kernel.parent / f"grader-{one.id}-sweep.png")
+        if not as_json:
+            print_check(report, chart, Console(), verbose=verbose)
+        reports.append(report)
+    if as_json:
+        print(render_json(reports[0]) if not every else feedback_json(reports))
+    elif every:
+        print_summary_of_all(reports, Console())
+    return EXIT_OK if all(r.passed for r in reports) else EXIT_CHECK_FAILED
+
+
+def _checked(
+    exercise: Exercise,
+    kernel: Path,
+    seed: int | None,
+    backend: str,
+    benchmark_json: Path | None,
+    exitfirst: bool,
+    as_json: bool,
+) -> Report:
+    """The report, with a status line on a terminal saying what runs now (the CPU emulator takes
+    tens of seconds); nothing of it reaches stdout, so --json and pipes are as before."""
     status = Console(stderr=True)
     if status.is_terminal and not as_json:
-        with status.status(f"{chosen.id}: starting") as line:
-            report = _grade(
-                chosen, kernel, seed, backend, benchmark_json, exitfirst,
-                lambda what: line.update(escape(f"{chosen.id}: {what}")),
+        with status.status(f"{exercise.id}: starting") as line:
+            return _grade(
+                exercise, kernel, seed, backend, benchmark_json, exitfirst,
+                lambda what: line.update(escape(f"{exercise.id}: {what}")),
             )  # fmt: skip
-    else:
-        report = _grade(chosen, kernel, seed, backend, benchmark_json, exitfirst, _quiet)
-    chart = write_sweep_chart(report, kernel.parent / f"grader-{chosen.id}-sweep.png")
-    if as_json:
-        print(render_json(report))
-    else:
-        print_check(report, chart, Console())
-    return EXIT_OK if report.passed else EXIT_CHECK_FAILED
+    return _grade(exercise, kernel, seed, backend, benchmark_json, exitfirst, _quiet)

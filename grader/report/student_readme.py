@@ -35,6 +35,7 @@ def render_student_readme(course: Course) -> str:
             f"grader check {first}                     # grade the exercise's kernel.cu",
             f"grader check {first} --file my.cu        # grade another file (or a notebook)",
             f"grader check {first} -x                  # stop at the first check that fails",
+            "grader check --all                     # every exercise, then one summary",
             f"grader check {first} --seed 1234567      # reproduce a run (the seed is printed)",
             "grader doctor                          # what this machine offers",
             "```",

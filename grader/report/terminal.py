@@ -48,11 +48,13 @@ def _header(report: Report) -> list[RenderableType]:
     ]
 
 
-def _details(report: Report) -> list[RenderableType]:
-    """The full message of each check that failed or errored, skip reasons counted, hints."""
+def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
+    """The full message of each check that failed or errored (of every check that ran, with
+    `verbose`), skip reasons counted, hints."""
     parts: list[RenderableType] = []
+    shown = ("failed", "error", "passed") if verbose else ("failed", "error")
     for check in report.checks:
-        if check.status in ("failed", "error"):
+        if check.status in shown:
             parts += [
                 Text(""),
                 Text(f"{check.name}: {MARK[check.status]}", style=STYLE[check.status]),
@@ -81,9 +83,10 @@ def _summary(report: Report) -> Text:
     return summary
 
 
-def render_terminal(report: Report, console: Console) -> None:
-    """A table of checks (one line each), then the full message of every check that did not pass."""
-    parts = [*_header(report), Text(""), _checks_table(report), *_details(report)]
+def render_terminal(report: Report, console: Console, verbose: bool = False) -> None:
+    """A table of checks (one line each), then the full message of every check that did not pass
+    (of every check that ran, with `verbose`)."""
+    parts = [*_header(report), Text(""), _checks_table(report), *_details(report, verbose)]
     parts += [Text(""), _summary(report)]
     console.print(
         Panel(
@@ -94,11 +97,32 @@ def render_terminal(report: Report, console: Console) -> None:
     )
 
 
-def print_check(report: Report, chart: Path | None, console: Console) -> None:
+def print_check(
+    report: Report, chart: Path | None, console: Console, verbose: bool = False
+) -> None:
     """`grader check`'s whole output: the report, its sweep and profile tables, the chart's path."""
-    render_terminal(report, console)
+    render_terminal(report, console, verbose)
     for table in (sweep_table(report), report_profile(report)):
         if table is not None:
             console.print(table)
     if chart is not None:
         console.print(Text(f"sweep chart: {chart}"))  # a path is not markup
+
+
+def print_summary_of_all(reports: list[Report], console: Console) -> None:
+    """`grader check --all`'s last word: a line per exercise, and the total."""
+    table = Table(title="every exercise", box=None, padding=(0, 1))
+    for column in ("exercise", "result", "points", "kernel"):
+        table.add_column(column, justify="right" if column == "points" else "left")
+    for report in reports:
+        status = "passed" if report.passed else "failed"
+        table.add_row(
+            Text(f"{report.exercise}: {report.title}"),
+            Text(verdict(report.passed), style=STYLE[status]),
+            f"{points(report.score)}/{points(report.max_score)}",
+            Text(report.source),
+        )
+    total = sum(r.score for r in reports)
+    most = sum(r.max_score for r in reports)
+    table.add_row(Text("total", style="bold"), Text(""), f"{points(total)}/{points(most)}", "")
+    console.print(table)
