@@ -181,6 +181,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scope_package.add_argument("target", type=Path, help="the .zip to write")
     scope_package.add_argument("--exercise", action="append", default=[], help="exercise id")
+    exporter = commands.add_parser(
+        "export",
+        help="zip your kernels and answers for hand-in, and check the zip as graders read it",
+    )
+    exporter.add_argument(
+        "target", type=Path, help="the zip to write (a new file, e.g. hand-in.zip)"
+    )
+    exporter.add_argument(
+        "--exercise", action="append", default=[], help="only this exercise (repeatable)"
+    )
+
     release = commands.add_parser("release", help="a student copy of the course (no solutions)")
     release.add_argument("target", type=Path, help="an empty or new directory")
 

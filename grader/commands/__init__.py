@@ -142,6 +142,12 @@ def _cache(args: argparse.Namespace) -> int:
     return cache.run(clear=args.action == "clear")
 
 
+def _export(args: argparse.Namespace) -> int:
+    from grader.commands import export
+
+    return export.run(course=open_course(args.course), target=args.target, exercises=args.exercise)
+
+
 def _spec_docs(args: argparse.Namespace) -> int:
     from grader.commands import spec_docs
 
@@ -167,6 +173,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "doctor": _doctor,
     "cache": _cache,
     "spec-docs": _spec_docs,
+    "export": _export,
     "schema": _schema,
 }
 """Each command's name -> what calls its function with the parsed options, by name."""

@@ -36,3 +36,19 @@ def package_written(target: Path, exercise_ids: Sequence[str]) -> str:
 
 def release_written(target: Path) -> str:
     return f"student copy of the course: {target} (without solutions/)"
+
+
+def export_lines(target: Path, found: Sequence[tuple[str, Sequence[str], bool, str]]) -> list[str]:
+    """`grader export`'s report: per exercise (id, files in the zip, whether a batch finds its
+    kernel, what is wrong or missing), then what to do with the zip."""
+    lines = []
+    for exercise, files, ok, problem in found:
+        mark = "ok" if ok and not problem else "NOT GRADABLE" if not ok else "warning"
+        held = ", ".join(files) if files else "nothing"
+        lines.append(f"{exercise}: {mark}: {held}" + (f" ({problem})" if problem else ""))
+    gradable = sum(ok for _, _, ok, _ in found)
+    lines.append(
+        f"{target}: {gradable} of {len(found)} exercise(s) gradable, read back as batch grading "
+        "and Gradescope read it; upload this file"
+    )
+    return lines

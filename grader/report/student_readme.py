@@ -36,6 +36,7 @@ def render_student_readme(course: Course) -> str:
             f"grader check {first} --file my.cu        # grade another file (or a notebook)",
             f"grader check {first} -x                  # stop at the first check that fails",
             "grader check --all                     # every exercise, then one summary",
+            "grader export hand-in.zip              # what to upload, checked as graders read it",
             f"grader check {first} --seed 1234567      # reproduce a run (the seed is printed)",
             "grader doctor                          # what this machine offers",
             "```",

@@ -1,0 +1,82 @@
+"""A student's hand-in as one zip (`grader export`): each exercise's kernel.cu and answers file
+in its exercise directory, the layout batch grading and Gradescope read; then read back exactly
+as they will read it, so that what is found is known before it is uploaded."""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch.discover import discover
+from grader.course import Exercise
+from grader.errors import GraderError
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What the zip holds for one exercise, as a batch reads it back."""
+
+    exercise: str
+    files: tuple[str, ...]
+    """Inside the zip."""
+    found: bool
+    """Whether a batch finds the exercise's kernel in the zip."""
+    problem: str
+    """Why it cannot be graded, or what is missing ('' when nothing)."""
+
+
+def export(exercises: Sequence[Exercise], target: Path) -> list[Exported]:
+    """Write the zip at `target` (never over an existing file), then read it back as a batch."""
+    if target.exists():
+        raise GraderError(f"{target} exists: choose another name, nothing was written")
+    if target.suffix != ".zip":
+        raise GraderError(f"{target}: the hand-in must be a .zip")
+    written: dict[str, list[str]] = {}
+    with zipfile.ZipFile(target, "x", zipfile.ZIP_DEFLATED) as zipped:
+        for exercise in exercises:
+            names = [exercise.spec.kernel.file]
+            if exercise.spec.answers is not None:
+                names.append(exercise.spec.answers.file)
+            written[exercise.id] = []
+            for name in names:
+                path = exercise.directory / name
+                if path.is_file() and not path.is_symlink():
+                    member = f"{exercise.dir_name}/{name}"
+                    zipped.write(path, member)
+                    written[exercise.id].append(member)
+    return _read_back(target, exercises, written)
+
+
+def _read_back(
+    target: Path, exercises: Sequence[Exercise], written: dict[str, list[str]]
+) -> list[Exported]:
+    with tempfile.TemporaryDirectory(prefix="grader-export-") as scratch:
+        submissions = Path(scratch) / "submissions"
+        submissions.mkdir()
+        (submissions / "student.zip").write_bytes(target.read_bytes())
+        found, _notes = discover(submissions, exercises, Path(scratch) / "work")
+        out = []
+        for submission in found:
+            exercise = submission.exercise
+            problem = submission.error or ""
+            if submission.kernel is None and not problem:
+                problem = f"no {exercise.spec.kernel.file}: nothing to grade"
+            answers = exercise.spec.answers
+            if (
+                not problem
+                and answers is not None
+                and not (submission.answers and submission.answers.is_file())
+            ):
+                problem = f"no {answers.file}: its questions will score 0"
+            out.append(
+                Exported(
+                    exercise.id,
+                    tuple(written.get(exercise.id, ())),
+                    submission.kernel is not None and submission.error is None,
+                    problem,
+                )
+            )
+        return out

@@ -1,0 +1,53 @@
+"""`grader export`: the hand-in zip holds each exercise's kernel and answers in the layout batch
+grading and Gradescope read, is read back as they read it, and never overwrites a file."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from tests.conftest import run_grader
+
+
+def test_the_zip_holds_what_graders_read_and_says_what_is_missing(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    (course_copy / "exercises/ex2-tile-sweep/answers.yaml").unlink()
+    target = tmp_path / "hand-in.zip"
+    done = run_grader(["--course", str(course_copy), "export", str(target)])
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(target) as zipped:
+        assert sorted(zipped.namelist()) == [
+            "ex1-non-square/kernel.cu",
+            "ex2-tile-sweep/kernel.cu",
+            "ex3-profiling/answers.yaml",
+            "ex3-profiling/kernel.cu",
+            "ex4-register-tiling/kernel.cu",
+        ]
+    lines = done.stdout.splitlines()
+    assert "ex1: ok: ex1-non-square/kernel.cu" in lines
+    assert (
+        "ex2: warning: ex2-tile-sweep/kernel.cu (no answers.yaml: its questions will score 0)"
+        in lines
+    )
+    assert lines[-1].endswith(
+        "4 of 4 exercise(s) gradable, read back as batch grading and "
+        "Gradescope read it; upload this file"
+    )
+
+
+def test_a_missing_kernel_is_not_gradable_and_exits_1(course_copy: Path, tmp_path: Path) -> None:
+    (course_copy / "exercises/ex1-non-square/kernel.cu").unlink()
+    target = tmp_path / "hand-in.zip"
+    args = ["--course", str(course_copy), "export", str(target), "--exercise", "ex1"]
+    done = run_grader(args)
+    assert done.returncode == 1
+    assert "ex1: NOT GRADABLE: nothing (no kernel.cu: nothing to grade)" in done.stdout
+
+
+def test_an_existing_file_is_never_overwritten(course_copy: Path, tmp_path: Path) -> None:
+    target = tmp_path / "hand-in.zip"
+    target.write_bytes(b"my earlier hand-in")
+    done = run_grader(["--course", str(course_copy), "export", str(target)])
+    assert done.returncode == 2 and "exists: choose another name" in done.stderr
+    assert target.read_bytes() == b"my earlier hand-in"
