@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -24,15 +25,17 @@ from grader.sandbox import scope
 from grader.source import read_source
 
 
-def _grade(
-    exercise: Exercise,
-    kernel: Path,
-    seed: int | None,
-    backend: str,
-    benchmark_json: Path | None,
-    exitfirst: bool,
-    progress: Progress,
-) -> Report:
+@dataclass(frozen=True)
+class _Options:
+    """How each kernel is graded."""
+
+    seed: int | None
+    backend: str
+    benchmark_json: Path | None
+    exitfirst: bool
+
+
+def _grade(exercise: Exercise, kernel: Path, options: _Options, progress: Progress) -> Report:
     """The report of the kernel (a .cu file or a notebook)."""
     if kernel.suffix == ".ipynb":
         source = kernel_from_notebook(kernel, exercise.id)
@@ -43,17 +46,17 @@ def _grade(
         report = grade(
             exercise,
             source,
-            seed=seed,
-            backend=backend,
+            seed=options.seed,
+            backend=options.backend,
             keep_dir=Path(keep),
             answers=default_answers(exercise, kernel),
-            first_failure_stops=exitfirst,
+            first_failure_stops=options.exitfirst,
             progress=progress,
         )
-        kept = Path(keep) / "benchmark.json"
-        if benchmark_json is not None and kept.is_file():
-            benchmark_json.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(kept, benchmark_json)
+        kept, wanted = Path(keep) / "benchmark.json", options.benchmark_json
+        if wanted is not None and kept.is_file():
+            wanted.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept, wanted)
     return report
 
 
@@ -80,10 +83,11 @@ def run(
     if every and (file is not None or benchmark_json is not None):
         raise GraderError("grader check --all grades each exercise's own kernel.cu: no --file")
     chosen = list(course.exercises) if exercise is None else [course.find(exercise)]
+    options = _Options(seed, backend, benchmark_json, exitfirst)
     reports: list[Report] = []
     for one in chosen:
         kernel = file if file is not None else one.stub
-        report = _checked(one, kernel, seed, backend, benchmark_json, exitfirst, as_json)
+        report = _checked(one, kernel, options, as_json)
         chart = write_sweep_chart(report, kernel.parent / f"grader-{one.id}-sweep.png")
         if not as_json:
             print_check(report, chart, Console(), verbose=verbose)
@@ -95,22 +99,16 @@ def run(
     return EXIT_OK if all(r.passed for r in reports) else EXIT_CHECK_FAILED
 
 
-def _checked(
-    exercise: Exercise,
-    kernel: Path,
-    seed: int | None,
-    backend: str,
-    benchmark_json: Path | None,
-    exitfirst: bool,
-    as_json: bool,
-) -> Report:
+def _checked(exercise: Exercise, kernel: Path, options: _Options, as_json: bool) -> Report:
     """The report, with a status line on a terminal saying what runs now (the CPU emulator takes
     tens of seconds); nothing of it reaches stdout, so --json and pipes are as before."""
     status = Console(stderr=True)
     if status.is_terminal and not as_json:
         with status.status(f"{exercise.id}: starting") as line:
             return _grade(
-                exercise, kernel, seed, backend, benchmark_json, exitfirst,
+                exercise,
+                kernel,
+                options,
                 lambda what: line.update(escape(f"{exercise.id}: {what}")),
-            )  # fmt: skip
-    return _grade(exercise, kernel, seed, backend, benchmark_json, exitfirst, _quiet)
+            )
+    return _grade(exercise, kernel, options, _quiet)
