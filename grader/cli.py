@@ -91,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="check every exercise's kernel.cu, then a summary of all",
     )
     check.add_argument(
+        "-k",
+        dest="selection",
+        default="",
+        metavar="EXPR",
+        help="only the checks whose names match, e.g. -k 'square and not 1024' "
+        "(compile always runs)",
+    )
+    check.add_argument(
         "-v",
         "--verbose",
         action="store_true",

@@ -15,6 +15,7 @@ from grader.isolation import Progress, run_isolated
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
 from grader.results import Report
+from grader.selection import parse_selection
 from grader.source import KernelSource
 
 
@@ -59,10 +60,13 @@ def grade(
     env: dict[str, str] | None = None,
     first_failure_stops: bool = False,
     progress: Progress = lambda what: None,
+    selection: str = "",
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict (the rest
     skipped after the first that fails, with `first_failure_stops`)."""
     seed = new_seed() if seed is None else seed
+    if selection:
+        parse_selection(selection)  # a bad expression is one line before anything runs
     if backend == "cpu":
         sandbox.mode()  # no isolation for the native program: one line, before anything runs
     spec = exercise.spec
@@ -79,6 +83,7 @@ def grade(
         answers_error=answers_error,
         env=dict(env or {}),
         first_failure_stops=first_failure_stops,
+        selection=selection,
     )
     device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s, progress=progress)
     if backend in ("gpu", "cpu") and device.backend != backend:

@@ -34,6 +34,8 @@ class Job:
     """Set in the child before any GPU work (a batch lane's GPU and lock)."""
     first_failure_stops: bool = False
     """After the first result that fails (or errs), nothing else runs (`grader check -x`)."""
+    selection: str = ""
+    """`grader check -k EXPR`: only the results whose names it matches run ('' for all)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from grader.backends.base import Backend
-from grader.checks.base import Context, Emit, Exit, Halt
+from grader.checks.base import Check, Context, Emit, Exit, Halt
 from grader.checks.registry import checks_for, plan
 from grader.events import DeviceEvent
 from grader.job import Job
@@ -67,11 +67,30 @@ def execute(
             backend.close()
 
 
+def _running(context: Context, checks: list[Check]) -> set[str]:
+    """The checks that run under the job's -k selection: those with a selected result, those a
+    running one needs, and compiling, which everything needs."""
+    running: set[str] = set()
+    for check in reversed(checks):
+        wanted = any(context.selected(p.name) for p in check.plan(context.spec))
+        needed = any(check.key in c.needs for c in checks if c.key in running)
+        if check.key == "compile" or wanted or needed:
+            running.add(check.key)
+    return running
+
+
 def run_checks(context: Context) -> int:
     """Every check of the exercise in order; returns the child's exit code."""
     context.emit(DeviceEvent(device=context.device))
     planned = plan(context.spec)
-    for check in checks_for(context.spec):
+    checks = checks_for(context.spec)
+    running = _running(context, checks)
+    for check in checks:
+        if check.key not in running:
+            for result in check.plan(context.spec):
+                if not context.done(result.name):
+                    context.report(context.deselected(result))
+            continue
         if context.stopping:
             outcome: Halt | Exit | None = context.stopping
         elif check.uses_device and context.backend is None:

@@ -227,3 +227,20 @@ def test_verbose_shows_the_message_of_checks_that_passed(small_course: Path) -> 
     quiet, loud = run_grader(args), run_grader([*args, "-v"])
     assert quiet.returncode == loud.returncode == 0
     assert "compile: PASS" not in quiet.stdout and "compile: PASS" in loud.stdout
+
+
+def test_k_runs_only_the_checks_it_selects_and_names_the_rest_deselected(
+    small_course: Path,
+) -> None:
+    kernel = str(small_course / "solutions/ex1-non-square/kernel.cu")
+    args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--json"]
+    done = run_grader([*args, "--file", kernel, "-k", "square and not 1024"])
+    assert done.returncode == 0, done.stderr
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert checks["compile"]["status"] == "passed"  # always runs: nothing runs without it
+    assert checks["correctness square 64"]["status"] == "passed"
+    others = [c for n, c in checks.items() if n not in ("compile", "correctness square 64")]
+    assert others and all(c["status"] == "skipped" for c in others)
+    assert {c["message"] for c in others} == {"not run: deselected by -k 'square and not 1024'"}
+    bad = run_grader([*args, "--file", kernel, "-k", "square and"])
+    assert bad.returncode == 2 and bad.stderr.startswith("grader: error: -k 'square and'")

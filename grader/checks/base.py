@@ -19,6 +19,7 @@ from grader.events import Event, ResultEvent, StartEvent
 from grader.job import Job
 from grader.program_cache import cache_dir
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
+from grader.selection import Matcher, parse_selection
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
 
@@ -75,13 +76,33 @@ class Context:
     reported: list[CheckResult] = field(default_factory=list)
     evidence: dict[str, object] = field(default_factory=dict)
     """Keyed by the check that left it (the compiled kernel, the sweep's times, ...)."""
+    _matcher: Matcher | None = None
 
     @property
     def course_root(self) -> Path:
         return Path(self.job.course_root)
 
+    def selected(self, name: str) -> bool:
+        """Whether the job's -k selection takes the result `name` (every one without it)."""
+        if not self.job.selection:
+            return True
+        if self._matcher is None:
+            self._matcher = parse_selection(self.job.selection)
+        return self._matcher(name)
+
+    def deselected(self, planned: PlannedCheck) -> CheckResult:
+        """The result of a check -k left out."""
+        why = f"not run: deselected by -k {self.job.selection!r}"
+        return CheckResult(
+            planned.name, planned.kind, CheckStatus.SKIPPED, 0.0, planned.max_score, why
+        )
+
     def report(self, result: CheckResult) -> None:
-        """Record a result, and send it to the parent unless an earlier child already did."""
+        """Record a result, and send it to the parent unless an earlier child already did. One
+        that -k leaves out (a check that ran for what a selected one needs) is reported as
+        deselected; compiling's is always shown (nothing runs without it)."""
+        if result.kind != CheckKind.COMPILE and not self.selected(result.name):
+            result = self.deselected(PlannedCheck(result.name, result.kind, result.max_score))
         self.reported.append(result)
         if result.name not in self.job.done:
             self.emit(ResultEvent(result=result))

@@ -57,6 +57,7 @@ def _check(args: argparse.Namespace) -> int:
         exitfirst=args.exitfirst,
         verbose=args.verbose,
         every=args.every,
+        selection=args.selection,
     )
 
 

@@ -33,6 +33,7 @@ class _Options:
     backend: str
     benchmark_json: Path | None
     exitfirst: bool
+    selection: str
 
 
 def _grade(exercise: Exercise, kernel: Path, options: _Options, progress: Progress) -> Report:
@@ -51,6 +52,7 @@ def _grade(exercise: Exercise, kernel: Path, options: _Options, progress: Progre
             keep_dir=Path(keep),
             answers=default_answers(exercise, kernel),
             first_failure_stops=options.exitfirst,
+            selection=options.selection,
             progress=progress,
         )
         kept, wanted = Path(keep) / "benchmark.json", options.benchmark_json
@@ -76,6 +78,7 @@ def run(
     exitfirst: bool = False,
     verbose: bool = False,
     every: bool = False,
+    selection: str = "",
 ) -> int:
     """Exit 0 when the kernel passes (with --all: every exercise's), 1 when a check fails."""
     if every == (exercise is not None):
@@ -83,7 +86,7 @@ def run(
     if every and (file is not None or benchmark_json is not None):
         raise GraderError("grader check --all grades each exercise's own kernel.cu: no --file")
     chosen = list(course.exercises) if exercise is None else [course.find(exercise)]
-    options = _Options(seed, backend, benchmark_json, exitfirst)
+    options = _Options(seed, backend, benchmark_json, exitfirst, selection)
     reports: list[Report] = []
     for one in chosen:
         kernel = file if file is not None else one.stub

@@ -94,6 +94,10 @@ def _run_cases(context: Context, backend: Backend) -> Outcome:
             continue
         if context.stopping:
             return context.stopping
+        if not context.selected(case.name):
+            planned = PlannedCheck(case.name, CheckKind.CORRECTNESS, case.max_score)
+            context.report(context.deselected(planned))
+            continue
         if case.variant != built:
             built, build_failure = case.variant, ""
             defines = {**spec.kernel.defines, **dict(case.defines)}
