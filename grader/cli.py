@@ -189,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scope_package.add_argument("target", type=Path, help="the .zip to write")
     scope_package.add_argument("--exercise", action="append", default=[], help="exercise id")
+    book = commands.add_parser(
+        "gradebook", help="the term's gradebook from batch outputs, with the late policy"
+    )
+    book.add_argument("outs", type=Path, nargs="+", help="`grader batch --out` folders")
+    book.add_argument(
+        "--to", dest="target", type=Path, required=True, help="the CSV to write (and .sqlite)"
+    )
+
     exporter = commands.add_parser(
         "export",
         help="zip your kernels and answers for hand-in, and check the zip as graders read it",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import (
@@ -46,11 +47,54 @@ class CourseExercise(SpecModel):
         return value
 
 
+class LatePolicy(SpecModel):
+    """course.yaml's `deadlines`: when each exercise is due and what lateness costs; applied by
+    `grader gradebook` to each submission's hand-in time."""
+
+    due: dict[str, datetime] = Field(
+        description="Per exercise id: the deadline, ISO 8601 with its UTC offset "
+        "('2026-10-01T23:59:00+02:00')."
+    )
+    grace_minutes: float = Field(
+        0.0, ge=0, description="Handed in up to this long after a deadline counts as on time."
+    )
+    penalty_per_day: float = Field(
+        0.1, ge=0, le=1, description="The share of the points lost per day late (or part of one)."
+    )
+    max_days_late: int | None = Field(
+        None, ge=0, description="Later than this many days: no points (none: no such limit)."
+    )
+    extensions: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="Per student (as the batch names them), per exercise id: extra hours.",
+    )
+
+    @field_validator("due", mode="before")
+    @classmethod
+    def _dates(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            return value
+        parsed = {}
+        for key, when in value.items():
+            if isinstance(when, str):
+                try:
+                    when = datetime.fromisoformat(when)
+                except ValueError:
+                    raise ValueError(f"{key}: expected ISO 8601, got {when!r}") from None
+            if isinstance(when, datetime) and when.tzinfo is None:
+                raise ValueError(f"{key}: give the UTC offset, e.g. 2026-10-01T23:59:00+00:00")
+            parsed[key] = when
+        return parsed
+
+
 class CourseSpec(SpecModel):
     """The course: its title and its exercises, in the order students meet them."""
 
     title: str = Field(description="The course's name, shown by `grader list`.")
     exercises: list[CourseExercise] = Field(min_length=1, description="At least one exercise.")
+    deadlines: LatePolicy | None = Field(
+        None, description="Deadlines and the late policy (none: nothing is late)."
+    )
 
 
 @dataclass(frozen=True)
@@ -86,6 +130,7 @@ class Course:
     root: Path
     title: str
     exercises: tuple[Exercise, ...]
+    deadlines: LatePolicy | None = None
 
     def find(self, key: str) -> Exercise:
         """An exercise by id (`ex4`) or directory name; a GraderError listing the choices."""
@@ -132,4 +177,16 @@ def load_course(root: Path) -> Course:
                 solution_directory=root / "solutions" / entry.dir,
             )
         )
-    return Course(root=root, title=course.title, exercises=tuple(exercises))
+    if course.deadlines is not None:
+        policy = course.deadlines
+        named: list[tuple[str, ...]] = [("due", key) for key in policy.due]
+        named += [("extensions", s, key) for s, keys in policy.extensions.items() for key in keys]
+        for loc in named:
+            if loc[-1] not in seen:
+                raise GraderError(
+                    f"{document.where(('deadlines', *loc))}: deadlines: {loc[-1]!r} is not an "
+                    f"exercise id of this course"
+                )
+    return Course(
+        root=root, title=course.title, exercises=tuple(exercises), deadlines=course.deadlines
+    )

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from grader.course import CourseExercise, CourseSpec
+from grader.course import CourseExercise, CourseSpec, LatePolicy
 from grader.spec import (
     AnswersSpec,
     BaselineSpec,
@@ -31,6 +31,7 @@ from grader.spec import (
 _SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("course.yaml", CourseSpec),
     ("course.yaml: exercises[]", CourseExercise),
+    ("course.yaml: deadlines", LatePolicy),
     ("spec.yaml", ExerciseSpec),
     ("spec.yaml: kernel", KernelSpec),
     ("spec.yaml: launch", LaunchSpec),

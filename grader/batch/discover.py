@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from grader.batch.layouts import last_change, unwrapped
 from grader.batch.names import display, file_name, text_key
 from grader.batch.submitters import METADATA, Entry, Submitter, read_export
 from grader.batch.unzip import extract
@@ -49,6 +50,9 @@ class Submission:
     be): recorded as its result, 0 points, with this one-line reason."""
     submitters: tuple[Submitter, ...] = ()
     """Everyone who made it, where an export says (each member of a group); else empty."""
+    submitted_at: float | None = None
+    """When it was handed in (seconds since the epoch): the last change to its files, or to
+    the zip it came in; None where that cannot be read."""
 
 
 def discover(
@@ -98,7 +102,7 @@ def _from_entry(
             ), f"refused: {why}"
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
-        mine = in_folder(entry, key, exercises, "folder")
+        mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder")]
         return mine, _found("folder", mine, exercises)
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
@@ -109,7 +113,7 @@ def _from_entry(
     except GraderError as exc:
         why = str(exc).removeprefix(f"{display(entry.name)}: ")
         return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
-    mine = in_folder(folder, key, exercises, "zip")
+    mine = [_stamped(s, entry) for s in in_folder(folder, key, exercises, "zip")]
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
@@ -125,8 +129,15 @@ def _from_file(
     if entry.suffix == ".cu" and len(exercises) != 1:
         return [], "skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
     # no answers file: one beside it at the top would be everyone's
-    mine = [Submission(student, e, entry, None, "file") for e in exercises]
+    mine = [_stamped(Submission(student, e, entry, None, "file"), None) for e in exercises]
     return mine, _found("file", mine, exercises)
+
+
+def _stamped(submission: Submission, archive: Path | None) -> Submission:
+    """With its time: the zip's where it came in one (its files are extracted anew), else the
+    latest change to its kernel and answers files (links not followed)."""
+    paths = [archive] if archive else [submission.kernel, submission.answers]
+    return replace(submission, submitted_at=last_change(p for p in paths if p is not None))
 
 
 def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -> str:
@@ -191,7 +202,7 @@ def in_folder(
 ) -> list[Submission]:
     """One student's submissions in their folder, one per exercise (kernel None if absent)."""
     single = len(exercises) == 1
-    folder = _unwrapped(folder, exercises)
+    folder = unwrapped(folder, exercises)
     out = []
     for exercise in exercises:
         try:
@@ -201,31 +212,6 @@ def in_folder(
         answers = _answers(kernel, exercise) if kernel and not error else None
         out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
     return out
-
-
-_IGNORED = frozenset({"__MACOSX"})
-"""What archivers add beside the work (macOS's resource forks)."""
-
-
-def _unwrapped(folder: Path, exercises: Sequence[Exercise]) -> Path:
-    """The folder the work is in: `folder`, or the one folder inside it (and so on, a few levels)
-    where nothing else is there, as zipping a folder gives (`alice.zip` holding `alice/...`).
-    Links are never followed."""
-    # what a submission holds by name, a folder so named included, is never a wrapper
-    names = {n for e in exercises for n in (e.dir_name, e.id, e.spec.kernel.file)}
-    for _ in range(3):
-        try:
-            entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
-        except OSError:
-            return folder
-        inside = [e for e in entries if e.name not in _IGNORED]
-        only = inside[0].name if len(inside) == 1 else ""
-        if not only or only in names or only.endswith((".cu", ".ipynb", ".yaml", ".yml")):
-            return folder
-        if not inside[0].is_dir(follow_symlinks=False):
-            return folder
-        folder = Path(inside[0].path)
-    return folder
 
 
 def _mode(path: Path) -> int | None:

@@ -110,7 +110,14 @@ def _record(
         console.not_graded(submission.student, submission.exercise.id, exc)
         return
     try:
-        store.record(run_id, submission.student, submission.exercise.id, digest, report)
+        store.record(
+            run_id,
+            submission.student,
+            submission.exercise.id,
+            digest,
+            report,
+            submission.submitted_at,
+        )
     except GraderError:  # the disk is full, say: what is recorded stays, stop here
         pool.shutdown(wait=False, cancel_futures=True)
         store.close()

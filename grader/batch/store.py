@@ -34,6 +34,13 @@ CREATE TABLE IF NOT EXISTS results (
     graded_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS by_submission ON results (student, exercise, id);
+CREATE TABLE IF NOT EXISTS handed_in (
+    student TEXT NOT NULL,
+    exercise TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL,
+    submitted_at REAL NOT NULL,
+    PRIMARY KEY (student, exercise, source_sha256)
+);
 """
 
 
@@ -96,14 +103,29 @@ class ResultStore:
     def close(self) -> None:
         self._db.close()
 
-    def record(self, run_id: str, student: str, exercise: str, digest: str, report: Report) -> None:
+    def record(
+        self,
+        run_id: str,
+        student: str,
+        exercise: str,
+        digest: str,
+        report: Report,
+        submitted_at: float | None = None,
+    ) -> None:
+        """The grading, and when its files were handed in (for the late policy), at once."""
         try:
-            self._insert(run_id, student, exercise, digest, report)
+            self._insert(run_id, student, exercise, digest, report, submitted_at)
         except sqlite3.Error as exc:
             raise self._failed(f"cannot record {student}'s {exercise}", exc) from None
 
     def _insert(
-        self, run_id: str, student: str, exercise: str, digest: str, report: Report
+        self,
+        run_id: str,
+        student: str,
+        exercise: str,
+        digest: str,
+        report: Report,
+        submitted_at: float | None,
     ) -> None:
         document = report.to_json()
         row = BatchRecord(
@@ -139,6 +161,11 @@ class ResultStore:
                     row.graded_at,
                 ),
             )
+            if submitted_at is not None:  # the first time these files were seen is kept
+                self._db.execute(
+                    "INSERT OR IGNORE INTO handed_in VALUES (?, ?, ?, ?)",
+                    (student, exercise, digest, submitted_at),
+                )
 
     def count(self, run_id: str) -> int:
         """How many results run `run_id` recorded."""
@@ -151,6 +178,17 @@ class ResultStore:
         """(student, exercise, source hash) of every complete result."""
         rows = self._db.execute("SELECT student, exercise, source_sha256 FROM results")
         return {(s, e, h) for s, e, h in rows}
+
+    def handed_in(self) -> dict[tuple[str, str], float]:
+        """(student, exercise) -> when the files of its newest result were handed in."""
+        rows = self._db.execute(
+            "SELECT r.student, r.exercise, h.submitted_at FROM results r JOIN handed_in h"
+            " ON h.student = r.student AND h.exercise = r.exercise"
+            " AND h.source_sha256 = r.source_sha256"
+            " WHERE r.id = (SELECT MAX(id) FROM results WHERE student = r.student"
+            " AND exercise = r.exercise)"
+        )
+        return {(s, e): float(t) for s, e, t in rows}
 
     def latest(self) -> list[StoredResult]:
         """The newest result of each student x exercise."""

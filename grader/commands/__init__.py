@@ -143,6 +143,12 @@ def _cache(args: argparse.Namespace) -> int:
     return cache.run(clear=args.action == "clear")
 
 
+def _gradebook(args: argparse.Namespace) -> int:
+    from grader.commands import gradebook
+
+    return gradebook.run(course=open_course(args.course), outs=args.outs, target=args.target)
+
+
 def _export(args: argparse.Namespace) -> int:
     from grader.commands import export
 
@@ -175,6 +181,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cache": _cache,
     "spec-docs": _spec_docs,
     "export": _export,
+    "gradebook": _gradebook,
     "schema": _schema,
 }
 """Each command's name -> what calls its function with the parsed options, by name."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.store import ResultStore
 from tests.conftest import ROOT, run_grader
 from tests.processes import command, descendants
 
@@ -83,6 +84,12 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     # timed only on a GPU: on the CPU backend no performance points to export
     scores = (out / "performance_scores.csv").read_text().splitlines()
     assert scores[0] == "student,ex4 performance" and "alice," in scores
+    # each hand-in's time, for the gradebook's late policy: its files', or its zip's
+    store = ResultStore(out / "results.sqlite")
+    handed_in = store.handed_in()
+    store.close()
+    assert handed_in[("alice", "ex4")] == (submissions / "alice/kernel.cu").stat().st_mtime
+    assert handed_in[("carol", "ex4")] == (submissions / "carol.zip").stat().st_mtime
 
 
 def test_unsafe_zips_are_refused_and_the_batch_goes_on(

@@ -1,0 +1,87 @@
+"""The term's gradebook (`grader gradebook`): every exercise's batch results merged, the late
+policy applied to each hand-in time, written as CSV (through csv_safe) and SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch.late import lateness
+from grader.batch.store import ResultStore
+from grader.course import Course
+from grader.csv_safe import Cell, write_csv
+from grader.errors import GraderError
+
+
+@dataclass(frozen=True)
+class Grade:
+    student: str
+    exercise: str
+    raw: float
+    """The points the grading gave."""
+    days_late: int | None
+    points: float
+    """After the late policy."""
+    submitted_at: float | None
+
+
+def collect(course: Course, outs: Sequence[Path]) -> list[Grade]:
+    """The newest result of each student x exercise across the batch outputs `outs` (a later
+    one on the command line wins), with the late policy applied."""
+    newest: dict[tuple[str, str], tuple[float, float | None]] = {}
+    for out in outs:
+        database = out / "results.sqlite"
+        if not database.is_file():
+            raise GraderError(f"{out}: no results.sqlite here: give a `grader batch --out` folder")
+        store = ResultStore(database)
+        try:
+            times = store.handed_in()
+            for result in store.latest():
+                key = (result.student, result.exercise)
+                newest[key] = (result.score, times.get(key))
+        finally:
+            store.close()
+    grades = []
+    for (student, exercise), (raw, at) in sorted(newest.items()):
+        late = lateness(course.deadlines, student, exercise, at)
+        grades.append(Grade(student, exercise, raw, late.days, round(raw * late.kept, 2), at))
+    return grades
+
+
+def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Path:
+    """TARGET.csv (a row per student: each exercise's points after the policy and its days
+    late, then the total) and TARGET.sqlite (a row per grade); returns the SQLite path."""
+    exercises = [e.id for e in course.exercises]
+    students = sorted({g.student for g in grades})
+    by_key = {(g.student, g.exercise): g for g in grades}
+    header = ["student"]
+    for exercise in exercises:
+        header += [exercise, f"{exercise} days late"]
+    rows: list[list[Cell]] = []
+    for student in students:
+        row: list[Cell] = [student]
+        total = 0.0
+        for exercise in exercises:
+            grade = by_key.get((student, exercise))
+            if grade is None:
+                row += ["", ""]
+                continue
+            total += grade.points
+            row += [f"{grade.points:g}", "?" if grade.days_late is None else str(grade.days_late)]
+        rows.append([*row, f"{total:g}"])
+    write_csv(target, [*header, "total"], rows)
+    database = target.with_suffix(".sqlite")
+    database.unlink(missing_ok=True)
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "CREATE TABLE grades (student TEXT, exercise TEXT, raw REAL, days_late INTEGER,"
+            " points REAL, submitted_at REAL, PRIMARY KEY (student, exercise))"
+        )
+        db.executemany(
+            "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?)",
+            [(g.student, g.exercise, g.raw, g.days_late, g.points, g.submitted_at) for g in grades],
+        )
+    db.close()
+    return database

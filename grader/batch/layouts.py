@@ -1,0 +1,44 @@
+"""What a student's folder looks like beyond the plain layouts: the one folder a zipped folder
+wraps everything in, and when the files were last changed (the hand-in time)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from grader.course import Exercise
+
+_IGNORED = frozenset({"__MACOSX"})
+"""What archivers add beside the work (macOS's resource forks)."""
+
+
+def unwrapped(folder: Path, exercises: Sequence[Exercise]) -> Path:
+    """The folder the work is in: `folder`, or the one folder inside it (and so on, a few levels)
+    where nothing else is there, as zipping a folder gives (`alice.zip` holding `alice/...`).
+    Links are never followed."""
+    # what a submission holds by name, a folder so named included, is never a wrapper
+    names = {n for e in exercises for n in (e.dir_name, e.id, e.spec.kernel.file)}
+    for _ in range(3):
+        try:
+            entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
+        except OSError:
+            return folder
+        inside = [e for e in entries if e.name not in _IGNORED]
+        only = inside[0].name if len(inside) == 1 else ""
+        if not only or only in names or only.endswith((".cu", ".ipynb", ".yaml", ".yml")):
+            return folder
+        if not inside[0].is_dir(follow_symlinks=False):
+            return folder
+        folder = Path(inside[0].path)
+    return folder
+
+
+def last_change(paths: Iterable[Path]) -> float | None:
+    """The latest modification time of `paths` (links not followed); None when none is read."""
+    times = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            times.append(os.lstat(path).st_mtime)
+    return max(times) if times else None

@@ -1,0 +1,26 @@
+"""`grader gradebook OUT... --to FILE.csv`: the term's gradebook from every exercise's batch
+output, with course.yaml's late policy (grader/batch/gradebook.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.batch.gradebook import collect, write_gradebook
+from grader.course import Course
+from grader.errors import EXIT_OK, GraderError
+
+
+def run(*, course: Course, outs: Sequence[Path], target: Path) -> int:
+    if target.suffix != ".csv":
+        raise GraderError(f"{target}: the gradebook is a .csv (a .sqlite is written beside it)")
+    grades = collect(course, outs)
+    database = write_gradebook(course, grades, target)
+    late = sum(1 for g in grades if g.days_late)
+    unknown = sum(1 for g in grades if g.days_late is None)
+    policy = "no deadlines in course.yaml" if course.deadlines is None else "late policy applied"
+    print(
+        f"gradebook: {target} and {database}: {len({g.student for g in grades})} student(s), "
+        f"{len(grades)} grade(s), {late} late, {unknown} with no hand-in time ({policy})"
+    )
+    return EXIT_OK

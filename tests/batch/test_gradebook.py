@@ -1,0 +1,106 @@
+"""The term's gradebook: every exercise's batch results merged, course.yaml's late policy applied
+to each hand-in time (grace, penalty per day, a last day, per-student extensions), CSV + SQLite."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from grader.batch.late import Lateness, lateness
+from grader.batch.store import ResultStore
+from grader.course import LatePolicy
+from grader.results import CheckResult, DeviceInfo, Report
+from tests.conftest import run_grader
+
+DUE = datetime(2026, 10, 1, 23, 59, tzinfo=timezone.utc)
+POLICY = LatePolicy(
+    due={"ex1": DUE},
+    grace_minutes=10,
+    penalty_per_day=0.2,
+    max_days_late=3,
+    extensions={"alice": {"ex1": 48}},
+)
+HOUR = 3600.0
+
+
+@pytest.mark.parametrize(
+    ("student", "after_due_s", "expected"),
+    [
+        ("bob", -HOUR, Lateness(0, 1.0)),
+        ("bob", 9 * 60, Lateness(0, 1.0)),  # within the grace period
+        ("bob", 11 * 60, Lateness(1, 0.8)),  # a part of a day counts as one
+        ("bob", 2 * 24 * HOUR + 11 * 60, Lateness(3, pytest.approx(0.4))),
+        ("bob", 4 * 24 * HOUR, Lateness(4, 0.0)),  # past the last day accepted
+        ("alice", 47 * HOUR, Lateness(0, 1.0)),  # her 48-hour extension
+        ("alice", 49 * HOUR, Lateness(1, 0.8)),
+    ],
+)
+def test_the_late_policy(student: str, after_due_s: float, expected: Lateness) -> None:
+    assert lateness(POLICY, student, "ex1", DUE.timestamp() + after_due_s) == expected
+
+
+def test_without_a_deadline_or_a_time_nothing_is_taken() -> None:
+    assert lateness(None, "bob", "ex1", DUE.timestamp() + 99 * 24 * HOUR) == Lateness(0, 1.0)
+    assert lateness(POLICY, "bob", "ex4", DUE.timestamp() + 99 * 24 * HOUR) == Lateness(0, 1.0)
+    assert lateness(POLICY, "bob", "ex1", None) == Lateness(None, 1.0)
+
+
+def _record(out: Path, student: str, exercise: str, score: float, at: float | None) -> None:
+    checks = [CheckResult("compile", "compile", "passed", score, 100, "")]
+    report = Report(exercise, "T", "kernel.cu", 1, DeviceInfo("cpu", "CPU"), checks)
+    store = ResultStore(out / "results.sqlite")
+    store.record("run", student, exercise, f"{student}{score}", report, at)
+    store.close()
+
+
+def test_gradebook_merges_the_batches_and_applies_the_policy(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    with (course_copy / "course.yaml").open("a") as course:
+        course.write(
+            "deadlines:\n"
+            "  due: {ex1: 2026-10-01T23:59:00+00:00, ex4: 2026-10-15T23:59:00+00:00}\n"
+            "  penalty_per_day: 0.25\n"
+            "  extensions: {alice: {ex4: 24}}\n"
+        )
+    ex1, ex4 = tmp_path / "ex1-out", tmp_path / "ex4-out"
+    due1 = datetime(2026, 10, 1, 23, 59, tzinfo=timezone.utc).timestamp()
+    due4 = datetime(2026, 10, 15, 23, 59, tzinfo=timezone.utc).timestamp()
+    _record(ex1, "alice", "ex1", 100, due1 - HOUR)
+    _record(ex1, "bob", "ex1", 80, due1 + 30 * HOUR)  # two days late: half kept
+    _record(ex4, "alice", "ex4", 60, due4 + 20 * HOUR)  # within her extension
+    _record(ex4, "bob", "ex4", 40, None)  # no hand-in time: counted on time, marked ?
+    target = tmp_path / "term.csv"
+    done = run_grader(
+        ["--course", str(course_copy), "gradebook", str(ex1), str(ex4), "--to", str(target)]
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 student(s), 4 grade(s), 1 late, 1 with no hand-in time" in done.stdout
+    rows = list(csv.reader(target.read_text().splitlines()))
+    assert rows[0] == [
+        "student", "ex1", "ex1 days late", "ex2", "ex2 days late", "ex3", "ex3 days late",
+        "ex4", "ex4 days late", "total",
+    ]  # fmt: skip
+    assert rows[1] == ["alice", "100", "0", "", "", "", "", "60", "0", "160"]
+    assert rows[2] == ["bob", "40", "2", "", "", "", "", "40", "?", "80"]
+    with sqlite3.connect(target.with_suffix(".sqlite")) as db:
+        grades = db.execute(
+            "SELECT student, exercise, raw, days_late, points FROM grades ORDER BY 1, 2"
+        ).fetchall()
+    assert grades[1] == ("alice", "ex4", 60.0, 0, 60.0) and grades[2] == (
+        "bob",
+        "ex1",
+        80.0,
+        2,
+        40.0,
+    )
+
+
+def test_a_folder_that_is_not_a_batch_output_is_one_line(tmp_path: Path) -> None:
+    done = run_grader(["gradebook", str(tmp_path), "--to", str(tmp_path / "g.csv")])
+    assert done.returncode == 2
+    assert f"{tmp_path}: no results.sqlite here" in done.stderr and "Traceback" not in done.stderr
