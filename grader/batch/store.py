@@ -113,20 +113,6 @@ class ResultStore:
         submitted_at: float | None = None,
     ) -> None:
         """The grading, and when its files were handed in (for the late policy), at once."""
-        try:
-            self._insert(run_id, student, exercise, digest, report, submitted_at)
-        except sqlite3.Error as exc:
-            raise self._failed(f"cannot record {student}'s {exercise}", exc) from None
-
-    def _insert(
-        self,
-        run_id: str,
-        student: str,
-        exercise: str,
-        digest: str,
-        report: Report,
-        submitted_at: float | None,
-    ) -> None:
         document = report.to_json()
         row = BatchRecord(
             run_id=run_id,
@@ -141,6 +127,12 @@ class ResultStore:
             grader_version=__version__,
             graded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         )
+        try:
+            self._insert(row, document, submitted_at)
+        except sqlite3.Error as exc:
+            raise self._failed(f"cannot record {student}'s {exercise}", exc) from None
+
+    def _insert(self, row: BatchRecord, document: dict[str, Any], at: float | None) -> None:
         with self._db:  # one transaction: the row is there whole, or not at all
             self._db.execute("BEGIN")
             self._db.execute(
@@ -161,10 +153,10 @@ class ResultStore:
                     row.graded_at,
                 ),
             )
-            if submitted_at is not None:  # the first time these files were seen is kept
+            if at is not None:  # the first time these files were seen is kept
                 self._db.execute(
                     "INSERT OR IGNORE INTO handed_in VALUES (?, ?, ?, ?)",
-                    (student, exercise, digest, submitted_at),
+                    (row.student, row.exercise, row.source_sha256, at),
                 )
 
     def count(self, run_id: str) -> int:
