@@ -197,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--to", dest="target", type=Path, required=True, help="the CSV to write (and .sqlite)"
     )
 
+    feedback = commands.add_parser(
+        "feedback", help="each student's feedback as an HTML page with its plots, from a batch"
+    )
+    feedback.add_argument("out", type=Path, help="a `grader batch --out` folder")
+    feedback.add_argument(
+        "--student", action="append", default=[], help="only this student (repeatable)"
+    )
+
     exporter = commands.add_parser(
         "export",
         help="zip your kernels and answers for hand-in, and check the zip as graders read it",

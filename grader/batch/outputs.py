@@ -12,6 +12,7 @@ from pathlib import Path
 from grader.batch.names import file_name
 from grader.batch.store import StoredResult
 from grader.csv_safe import write_csv
+from grader.report.feedback_html import feedback_html
 from grader.report.gradebook import gradebook, performance_scores
 from grader.report.json_text import feedback_json
 from grader.report.markdown import feedback_markdown
@@ -42,6 +43,25 @@ def write_feedback(folder: Path, results: Sequence[StoredResult]) -> None:
         name = file_name(student)
         (folder / f"{name}.md").write_text(feedback_markdown(reports))
         (folder / f"{name}.json").write_text(feedback_json(reports))
+
+
+def write_feedback_html(
+    folder: Path, results: Sequence[StoredResult], students: Sequence[str] = ()
+) -> list[Path]:
+    """feedback/<student>.html for each student (those named, or every one): each page from that
+    student's own results, without the seed; returns the pages written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
+    for result in results:
+        if not students or result.student in students:
+            by_student[result.student].append(result)
+    written = []
+    for student, mine in sorted(by_student.items()):
+        reports = [Report.from_json(r.report).for_student() for r in mine]
+        page = folder / f"{file_name(student)}.html"
+        page.write_text(feedback_html(student, reports))
+        written.append(page)
+    return written
 
 
 def write_summary(

@@ -149,6 +149,12 @@ def _gradebook(args: argparse.Namespace) -> int:
     return gradebook.run(course=open_course(args.course), outs=args.outs, target=args.target)
 
 
+def _feedback(args: argparse.Namespace) -> int:
+    from grader.commands import feedback
+
+    return feedback.run(out=args.out, students=args.student)
+
+
 def _export(args: argparse.Namespace) -> int:
     from grader.commands import export
 
@@ -181,6 +187,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cache": _cache,
     "spec-docs": _spec_docs,
     "export": _export,
+    "feedback": _feedback,
     "gradebook": _gradebook,
     "schema": _schema,
 }

@@ -1,0 +1,47 @@
+"""Feedback pages on request (`grader feedback OUT`): one self-contained HTML page per student,
+with the plots, from that student's own results only; text from submissions is escaped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.batch.store import ResultStore
+from grader.report.feedback_html import feedback_html
+from grader.results import CheckResult, DeviceInfo, Report
+from tests.conftest import run_grader
+
+TIMED = {"speedup": 1.85, "rse": 0.001, "min_speedup": 1.73}
+
+
+def _report(message: str, seed: int = 123456789) -> Report:
+    checks = [
+        CheckResult("compile", "compile", "failed", 0, 10, message),
+        CheckResult("performance", "performance", "passed", 20, 20, "fast", figures=TIMED),
+    ]
+    return Report(
+        "ex4", "2x2 register tiling", "kernel.cu", seed, DeviceInfo("gpu", "H200"), checks
+    )
+
+
+def test_the_page_escapes_submitted_text_and_draws_the_speedup() -> None:
+    page = feedback_html("<b>eve</b>", [_report("kernel.cu:3: <script>alert(1)</script>")])
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<title>Feedback: &lt;b&gt;eve&lt;/b&gt;</title>" in page
+    assert 'alt="ex4: speedup" src="data:image/png;base64,' in page
+
+
+def test_feedback_writes_the_pages_asked_for_with_nothing_of_anyone_else(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    store = ResultStore(out / "results.sqlite")
+    store.record("run", "alice", "ex4", "a", _report("alice's message", seed=111111111))
+    store.record("run", "bob", "ex4", "b", _report("bob's message", seed=222222222))
+    store.close()
+    (out / "secret.key").write_bytes(b"s3cr3t" * 10)
+    done = run_grader(["feedback", str(out), "--student", "alice"])
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["alice.html"]
+    page = (out / "feedback/alice.html").read_text()
+    assert "alice&#x27;s message" in page or "alice's message" in page
+    assert "bob" not in page and "s3cr3t" not in page and "111111111" not in page
+    unknown = run_grader(["feedback", str(out), "--student", "zed"])
+    assert unknown.returncode == 2 and "no results for zed" in unknown.stderr
