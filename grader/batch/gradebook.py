@@ -12,7 +12,6 @@ from grader.batch.late import lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
-from grader.errors import GraderError
 
 
 @dataclass(frozen=True)
@@ -32,10 +31,7 @@ def collect(course: Course, outs: Sequence[Path]) -> list[Grade]:
     one on the command line wins), with the late policy applied."""
     newest: dict[tuple[str, str], tuple[float, float | None]] = {}
     for out in outs:
-        database = out / "results.sqlite"
-        if not database.is_file():
-            raise GraderError(f"{out}: no results.sqlite here: give a `grader batch --out` folder")
-        store = ResultStore(database)
+        store = ResultStore.of_batch(out)
         try:
             times = store.handed_in()
             for result in store.latest():

@@ -93,6 +93,14 @@ class ResultStore:
         except (sqlite3.Error, OSError) as exc:
             raise self._failed("cannot open the results", exc) from None
 
+    @classmethod
+    def of_batch(cls, out: Path) -> ResultStore:
+        """The store of a batch's output folder; a GraderError where it has none."""
+        database = out / "results.sqlite"
+        if not database.is_file():
+            raise GraderError(f"{out}: no results.sqlite here: give a `grader batch --out` folder")
+        return cls(database)
+
     def _failed(self, what: str, exc: BaseException) -> GraderError:
         reason = getattr(exc, "strerror", None) or str(exc)
         return GraderError(

@@ -13,10 +13,7 @@ from grader.errors import EXIT_OK, GraderError
 
 
 def run(*, out: Path, students: Sequence[str] = ()) -> int:
-    database = out / "results.sqlite"
-    if not database.is_file():
-        raise GraderError(f"{out}: no results.sqlite here: give a `grader batch --out` folder")
-    store = ResultStore(database)
+    store = ResultStore.of_batch(out)
     try:
         results = store.latest()
     finally:
