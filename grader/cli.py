@@ -205,6 +205,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--student", action="append", default=[], help="only this student (repeatable)"
     )
 
+    similar = commands.add_parser(
+        "similarity", help="pairs of near-copies among one exercise's submissions (a pointer)"
+    )
+    similar.add_argument("submissions", type=Path, help="the folder batch grading reads")
+    similar.add_argument("--exercise", required=True, help="the exercise id (ex1)")
+    similar.add_argument(
+        "--threshold", type=float, default=0.8, help="the share of tokens shared (default 0.8)"
+    )
+    similar.add_argument("--report", type=Path, help="an HTML page with the pairs side by side")
+
     exporter = commands.add_parser(
         "export",
         help="zip your kernels and answers for hand-in, and check the zip as graders read it",

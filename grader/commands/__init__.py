@@ -155,6 +155,18 @@ def _feedback(args: argparse.Namespace) -> int:
     return feedback.run(out=args.out, students=args.student)
 
 
+def _similarity(args: argparse.Namespace) -> int:
+    from grader.commands import similarity
+
+    return similarity.run(
+        course=open_course(args.course),
+        submissions=args.submissions,
+        exercise=args.exercise,
+        threshold=args.threshold,
+        report=args.report,
+    )
+
+
 def _export(args: argparse.Namespace) -> int:
     from grader.commands import export
 
@@ -187,6 +199,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cache": _cache,
     "spec-docs": _spec_docs,
     "export": _export,
+    "similarity": _similarity,
     "feedback": _feedback,
     "gradebook": _gradebook,
     "schema": _schema,

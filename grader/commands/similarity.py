@@ -1,0 +1,50 @@
+"""`grader similarity SUBMISSIONS --exercise ex1 [--threshold 0.8] [--report FILE.html]`: pairs
+of near-copies among one exercise's submissions, for the instructor (grader/batch/similarity.py)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from grader.batch.discover import discover
+from grader.batch.similarity import highlighted, similar_pairs
+from grader.course import Course
+from grader.errors import EXIT_OK, GraderError
+from grader.notebook import kernel_from_notebook
+from grader.report.similarity import pair_lines, similarity_html
+from grader.source import read_source
+
+
+def run(
+    *,
+    course: Course,
+    submissions: Path,
+    exercise: str,
+    threshold: float = 0.8,
+    report: Path | None = None,
+) -> int:
+    if not 0 < threshold <= 1:
+        raise GraderError(f"--threshold {threshold}: give a share between 0 and 1, e.g. 0.8")
+    chosen = course.find(exercise)
+    texts: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="grader-similarity-") as scratch:
+        found, _notes = discover(submissions, [chosen], Path(scratch))
+        for submission in found:
+            if submission.kernel is None or submission.error is not None:
+                continue
+            try:
+                if submission.kernel.suffix == ".ipynb":
+                    source = kernel_from_notebook(submission.kernel, chosen.id)
+                else:
+                    source = read_source(submission.kernel)
+            except GraderError:
+                continue  # not readable: batch grading says why; nothing to compare here
+            texts[submission.student] = source.text
+    stub = read_source(chosen.stub).text
+    pairs = similar_pairs(texts, stub, threshold)
+    for line in pair_lines(pairs, threshold, len(texts)):
+        print(line)
+    if report is not None:
+        report.write_text(similarity_html(chosen.id, pairs, texts, highlighted))
+        print(f"side by side: {report}")
+    return EXIT_OK

@@ -1,0 +1,51 @@
+"""The similarity check: near-copies are flagged whatever their names and whitespace, the stub
+everyone starts from does not count, and the side-by-side page escapes what students wrote."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from grader.batch.similarity import similar_pairs
+from tests.conftest import ROOT, run_grader
+
+SOLUTION = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
+STUB = (ROOT / "exercises/ex1-non-square/kernel.cu").read_text()
+OTHER = (ROOT / "solutions/ex4-register-tiling/kernel.cu").read_text()
+
+
+def _disguised(text: str) -> str:
+    """The same kernel with its names changed and its indentation redone."""
+    for old, new in (("tx", "myX"), ("ty", "myY"), ("row", "r"), ("col", "c")):
+        text = re.sub(rf"\b{old}\b", new, text)
+    return text.replace("    ", "\t").replace(" = ", "=")
+
+
+def test_a_disguised_copy_is_flagged_and_the_stub_does_not_count() -> None:
+    texts = {"ann": SOLUTION, "bob": _disguised(SOLUTION), "cy": OTHER, "dan": STUB}
+    pairs = similar_pairs(texts, STUB, 0.8)
+    assert [(p.first, p.second) for p in pairs] == [("ann", "bob")]
+    assert pairs[0].similarity == (1.0, 1.0)
+    everything = similar_pairs(texts, STUB, 0.0001)
+    assert all("dan" not in (p.first, p.second) for p in everything)  # the stub is boilerplate
+
+
+def test_the_command_lists_the_pairs_and_writes_an_escaped_side_by_side_page(
+    tmp_path: Path,
+) -> None:
+    submissions = tmp_path / "submissions"
+    marked = SOLUTION.replace("{", "{ // </pre><script>alert(1)</script>\n", 1)
+    for student, text in {"ann": marked, "bob": _disguised(SOLUTION), "cy": OTHER}.items():
+        (submissions / student).mkdir(parents=True)
+        (submissions / student / "kernel.cu").write_text(text)
+    report = tmp_path / "similar.html"
+    args = ["similarity", str(submissions), "--exercise", "ex1", "--report", str(report)]
+    done = run_grader(args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ann ~ bob: ")
+    assert "1 pair(s) of 3 submission(s) share at least 80%" in done.stdout
+    page = report.read_text()
+    assert "<h2>ann ~ bob:" in page and "<mark>" in page
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    bad = run_grader([*args[:4], "--threshold", "2"])
+    assert bad.returncode == 2 and "--threshold 2.0: give a share between 0 and 1" in bad.stderr
