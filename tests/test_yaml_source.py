@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.batch.submitters import read_export
-from grader.checks.answers import TileSweepAnswers, load_answers
+from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
 from grader.course import load_course
 from grader.errors import GraderError
 from grader.spec import load_spec
@@ -31,7 +31,7 @@ DEEP = 10_000
     ids=["lists", "flow-mappings", "block-mappings"],
 )
 def test_deeply_nested_answers_are_one_line_naming_the_file_and_the_limit(text: str) -> None:
-    result = load_answers(text, "answers.yaml", TileSweepAnswers)
+    result = load_answers(text, "answers.yaml", TileSweepAnswers, tile_sweep_question)
     assert isinstance(result, str)
     assert result.startswith("answers.yaml:") and "nested over 64 levels deep" in result
     assert "\n" not in result and "Recursion" not in result

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from grader.course import Course, Exercise
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK, GraderError
@@ -19,6 +18,7 @@ from grader.isolation import Progress
 from grader.notebook import kernel_from_notebook
 from grader.report.chart import write_sweep_chart
 from grader.report.json_text import feedback_json, render_json
+from grader.report.notices import running
 from grader.report.terminal import print_check, print_summary_of_all
 from grader.results import Report
 from grader.sandbox import scope
@@ -107,11 +107,8 @@ def _checked(exercise: Exercise, kernel: Path, options: _Options, as_json: bool)
     tens of seconds); nothing of it reaches stdout, so --json and pipes are as before."""
     status = Console(stderr=True)
     if status.is_terminal and not as_json:
-        with status.status(f"{exercise.id}: starting") as line:
+        with status.status(running(exercise.id, "starting")) as line:
             return _grade(
-                exercise,
-                kernel,
-                options,
-                lambda what: line.update(escape(f"{exercise.id}: {what}")),
+                exercise, kernel, options, lambda what: line.update(running(exercise.id, what))
             )
     return _grade(exercise, kernel, options, _quiet)

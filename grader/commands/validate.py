@@ -7,11 +7,11 @@ import os
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
 from grader.course import Course
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK
 from grader.grading import new_seed
+from grader.report.notices import judged
 from grader.report.validation import print_validation, status_line, validation_json
 from grader.validation import settled, validate_exercises
 
@@ -37,9 +37,7 @@ def run(
             seed,
             backend,
             jobs,
-            lambda item, done, total: line.update(
-                escape(f"{first}: {done} of {total} judged, last {item.file}")
-            ),
+            lambda item, done, total: line.update(judged(first, done, total, item.file)),
         )
     if as_json:
         print(validation_json(seed, items))

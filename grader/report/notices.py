@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from grader.program_cache import LIMIT_ENV, CacheStats
 
@@ -52,3 +53,13 @@ def export_lines(target: Path, found: Sequence[tuple[str, Sequence[str], bool, s
         "and Gradescope read it; upload this file"
     )
     return lines
+
+
+def running(exercise: str, what: str) -> str:
+    """A status line's text (rich markup): what a grading runs now."""
+    return escape(f"{exercise}: {what}")
+
+
+def judged(first: str, done: int, total: int, file: str) -> str:
+    """validate's status line (rich markup): how far it is, and the last file judged."""
+    return escape(f"{first}: {done} of {total} judged, last {file}")

@@ -149,15 +149,19 @@ def test_a_mutated_course_parses_or_fails_in_one_line(tmp_path: Path, document: 
 def test_mutated_answers_parse_or_fail_in_one_line(exercise: str, data: st.DataObject) -> None:
     document, model = ANSWERS[exercise]
     text = yaml.safe_dump(data.draw(mutated(document)), allow_unicode=True)
-    result = load_answers(text, "answers.yaml", model)
-    if isinstance(result, str):
-        assert "\n" not in result and result.startswith("answers.yaml"), result
+    _one_line_each(load_answers(text, "answers.yaml", model, lambda loc: str(loc[:1])))
 
 
 @SETTINGS
 @given(text=st.text(max_size=300))
 def test_any_text_as_answers_parses_or_fails_in_one_line(text: str) -> None:
     for model in (TileSweepAnswers, ProfilingAnswers):
-        result = load_answers(text, "answers.yaml", model)
-        if isinstance(result, str):
-            assert "\n" not in result and result.startswith("answers.yaml"), result
+        _one_line_each(load_answers(text, "answers.yaml", model, lambda loc: str(loc[:1])))
+
+
+def _one_line_each(result: object) -> None:
+    """A file that cannot be read: one line; one that can: each question's problems on one
+    line, each naming the file."""
+    problems = [result] if isinstance(result, str) else list(result.problems.values())  # type: ignore[attr-defined]
+    for problem in problems:
+        assert "\n" not in problem and problem.startswith("answers.yaml"), problem
