@@ -102,31 +102,65 @@ def load_answers(
         try:
             answers = model.model_validate(data)
         except ValidationError as exc:
+            faults: list[tuple[Any, ...]] = []
+            first = ""
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 where = document.where_exactly(loc).replace(str(path), name)
                 said = problems.setdefault(question_of(loc), [])
                 message = f"{where}: {describe(error, model)}"
+                first = first or message
                 if message not in said:
                     said.append(message)
-                if not _drop(data, loc):
-                    return message
+                faults.append(_fault(data, loc))
+            # every value at fault in this round goes, each once (two errors in one entry take
+            # that entry, never its neighbours); nothing found to remove: the file is refused
+            if not _drop_all(data, faults):
+                return first
         else:
             return Loaded(answers, {q: "; ".join(said) for q, said in problems.items()})
     return f"{name}: more than {_MAX_PROBLEMS} problems"
 
 
-def _drop(data: dict[Any, Any], loc: tuple[str | int, ...]) -> bool:
-    """Remove the value at fault (an entry of a mapping of records, else the top-level key), so
-    that the rest validates; False where there is nothing there to remove."""
-    head = data.get(loc[0]) if loc else None
-    if len(loc) >= 2 and isinstance(head, dict) and loc[1] in head:
-        del head[loc[1]]
-        return True
-    if loc and loc[0] in data:
-        del data[loc[0]]
-        return True
-    return False
+def _key_in(mapping: dict[Any, Any], part: str | int) -> tuple[bool, Any]:
+    """The key of `mapping` that a validator's location names: itself, or the key it spelled as
+    text (pydantic gives `None` and `16.5` as 'None' and '16.5')."""
+    if part in mapping:
+        return True, part
+    for key in mapping:
+        if str(key) == str(part):
+            return True, key
+    return False, None
+
+
+def _fault(data: dict[Any, Any], loc: tuple[str | int, ...]) -> tuple[Any, ...]:
+    """Where the value at fault is, as keys into `data`: an entry of a mapping of records, else
+    the top-level key; () where neither is there."""
+    if not loc:
+        return ()
+    found, top = _key_in(data, loc[0])
+    if not found:
+        return ()
+    head = data[top]
+    if len(loc) >= 2 and isinstance(head, dict):
+        inside, key = _key_in(head, loc[1])
+        if inside:
+            return (top, key)
+    return (top,)
+
+
+def _drop_all(data: dict[Any, Any], faults: list[tuple[Any, ...]]) -> bool:
+    """Remove each fault's value once; whether anything was removed."""
+    removed = False
+    tops = {fault[0] for fault in faults if len(fault) == 1}
+    for fault in dict.fromkeys(faults):
+        if not fault or (len(fault) == 2 and fault[0] in tops):
+            continue  # nothing there, or inside a top-level value that goes whole
+        holder = data if len(fault) == 1 else data.get(fault[0])
+        if isinstance(holder, dict) and fault[-1] in holder:
+            del holder[fault[-1]]
+            removed = True
+    return removed
 
 
 def problem_result(name: str, problem: str, share: float) -> CheckResult:

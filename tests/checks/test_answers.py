@@ -241,3 +241,26 @@ def test_a_kernel_graded_without_answers_next_to_it_passes_no_answer(
     assert all(why in c.message for c in answers)
     assert sum(c.score for c in answers) == 0
     assert all(c.status == "passed" for c in report.checks if c.kind == "correctness")
+
+
+def test_two_bad_values_in_each_of_two_tiles_cost_those_two_questions_only() -> None:
+    # figures written with their units, in two tiles: a likely slip, found by a red-team pass
+    text = ANSWERS.read_text()
+    for tile in ("16", "32"):
+        line = next(x for x in text.splitlines() if x.strip().startswith(f"{tile}:"))
+        indent = line[: len(line) - len(line.lstrip())]
+        text = text.replace(line, f'{indent}{tile}: {{time_ms: "1.0 ms", gflops: "9 GFLOP/s"}}')
+    results = _grade(text)
+    for tile in ("16", "32"):
+        bad = results.pop(f"answers TILE_SIZE={tile} figures")
+        assert bad.status == "failed"
+        assert f"measurements[{tile}].time_ms" in bad.message
+        assert f"measurements[{tile}].gflops" in bad.message
+    assert {r.status for r in results.values()} == {"passed"}
+
+
+def test_a_key_of_an_odd_type_costs_no_answer() -> None:
+    results = _grade(ANSWERS.read_text() + "null: 3\n")
+    explanation = results.pop("answers explanation")
+    assert explanation.status == "failed" and "None" in explanation.message
+    assert {r.status for r in results.values()} == {"passed"}
