@@ -44,7 +44,10 @@ def grade_submission(
 
 
 def _through_link(path: Path) -> bool:
-    return os.path.realpath(path) != os.path.abspath(path)
+    """Whether the file, or the folder it is in, is a link: what a student handed in. Links
+    above that (a submissions folder reached through one, /tmp on macOS) are the instructor's,
+    and every folder between the two was read without following links when discovered."""
+    return os.path.islink(path) or os.path.islink(path.parent)
 
 
 def _unreadable(submission: Submission, why: str) -> Report:

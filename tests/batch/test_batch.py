@@ -333,12 +333,16 @@ def test_a_submission_that_links_to_a_host_file_is_refused_without_quoting_it(
     host.write_text("__global__ void matmul_tiled_2x2() { SECRET_TOKEN_42 }\n")
     (submissions / "ivan").mkdir()
     (submissions / "ivan" / "kernel.cu").symlink_to(host)
+    # the instructor's own link above the submissions (a red-team pass found it zeroed everyone)
+    reached = tmp_path / "reached-through-a-link"
+    reached.symlink_to(submissions, target_is_directory=True)
     out = tmp_path / "out"
-    assert run_grader(_batch(small_course, submissions, out)).returncode == 0
+    assert run_grader(_batch(small_course, reached, out)).returncode == 0
     feedback = (out / "feedback/ivan.md").read_text()
     assert "kernel.cu: a symbolic link; hand in the file itself" in feedback
     assert "SECRET_TOKEN_42" not in feedback
-    assert "ivan,0,0" in (out / "gradebook.csv").read_text().splitlines()
+    gradebook = (out / "gradebook.csv").read_text().splitlines()
+    assert "ivan,0,0" in gradebook and "alice,80,80" in gradebook
 
 
 def test_batch_backend_gpu_without_a_usable_gpu_exits_2_before_grading_anyone(
