@@ -81,11 +81,21 @@ def discover(
     return submissions, notes
 
 
+_STEMMED = (".zip", ".cu", ".ipynb")
+"""Entries whose student is their name without the suffix (`alice.zip` is alice's)."""
+
+
+def _stem(name: str) -> str:
+    return next((name[: -len(s)] for s in _STEMMED if name.endswith(s) and len(name) > len(s)), "")
+
+
 def _key(entry: Path, names: set[str]) -> str:
-    """An entry's student key: a folder's name; a zip's stem, unless another entry is named
-    that (`alice` and `alice.zip`), when it is the zip's whole name: never the same twice."""
-    stem = entry.name[: -len(".zip")] if entry.name.endswith(".zip") else ""
-    return text_key(stem if stem and stem not in names else entry.name)
+    """An entry's student key: a folder's name; a zip's, a kernel's or a notebook's stem,
+    unless another entry is named that or has that stem too (`alice` and `alice.zip`, or
+    `alice.cu` and `alice.ipynb`), when it is the whole name: never the same twice."""
+    stem = _stem(entry.name)
+    clash = stem in names or sum(_stem(n) == stem for n in names) > 1
+    return text_key(stem if stem and not clash else entry.name)
 
 
 def _from_entry(
@@ -125,12 +135,15 @@ def _from_file(
 ) -> tuple[list[Submission], str]:
     """A student's single file at the top: a notebook (a cell per exercise), or a kernel (for
     the one exercise graded)."""
-    student = text_key(entry.stem)
+    student = key
     if entry.suffix == ".cu" and len(exercises) != 1:
         return [], "skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
     # no answers file: one beside it at the top would be everyone's
     mine = [_stamped(Submission(student, e, entry, None, "file"), None) for e in exercises]
-    return mine, _found("file", mine, exercises)
+    aside = (
+        f" (graded as {key!r}: another hand-in is {_stem(key)!r} too)" if key == entry.name else ""
+    )
+    return mine, _found("file", mine, exercises) + aside
 
 
 def _stamped(submission: Submission, archive: Path | None) -> Submission:

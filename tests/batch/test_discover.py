@@ -326,3 +326,20 @@ def test_the_summary_lists_every_skipped_entry_with_its_reason(
     assert section.startswith(
         "- notes.txt: skipped: not a folder, a .zip, a .cu file or a notebook\n"
     )
+
+
+def test_hand_ins_of_one_name_in_two_forms_are_two_students(tmp_path: Path, ex4: Exercise) -> None:
+    root = tmp_path / "submissions"
+    (root / "top2").mkdir(parents=True)
+    (root / "top2/kernel.cu").write_bytes(GOOD)
+    (root / "top2.cu").write_bytes(WRONG)  # found by a red-team pass: both were "top2"
+    (root / "ann.cu").write_bytes(GOOD)
+    (root / "ann.ipynb").write_text(
+        '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
+    found, notes = discover(root, [ex4], tmp_path / "work")
+    assert sorted(s.student for s in found) == ["ann.cu", "ann.ipynb", "top2", "top2.cu"]
+    assert (
+        "top2.cu: file, 1 of 1 exercise(s) found "
+        "(graded as 'top2.cu': another hand-in is 'top2' too)" in notes
+    )
