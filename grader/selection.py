@@ -12,6 +12,8 @@ from grader.errors import GraderError
 Matcher = Callable[[str], bool]
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 _OPERATORS = ("and", "or", "not")
+MAX_LENGTH = 1000
+"""Longer is not a selection of a few dozen checks, and parentheses could nest without end."""
 
 
 def parse_selection(expression: str) -> Matcher:
@@ -34,25 +36,26 @@ def parse_selection(expression: str) -> Matcher:
         return token
 
     def either() -> Matcher:
-        left = both()
+        options = [both()]
         while peek() == "or":
             take()
-            left = _either(left, both())
-        return left
+            options.append(both())
+        return options[0] if len(options) == 1 else _any(options)
 
     def both() -> Matcher:
-        left = negation()
+        parts = [negation()]
         while peek() == "and":
             take()
-            left = _both(left, negation())
-        return left
+            parts.append(negation())
+        return parts[0] if len(parts) == 1 else _all(parts)
 
     def negation() -> Matcher:
-        if peek() == "not":
+        flips = 0
+        while peek() == "not":
             take()
-            inner = negation()
-            return lambda name: not inner(name)
-        return atom()
+            flips += 1
+        inner = atom()
+        return _not(inner) if flips % 2 else inner
 
     def atom() -> Matcher:
         token = take()
@@ -66,15 +69,24 @@ def parse_selection(expression: str) -> Matcher:
         word = token.lower()
         return lambda name: word in name.lower()
 
-    matcher = either()
+    if len(expression) > MAX_LENGTH:
+        raise GraderError(f"-k: an expression of at most {MAX_LENGTH} characters")
+    try:
+        matcher = either()
+    except RecursionError:  # parentheses nested hundreds deep
+        raise GraderError("-k: parentheses nested too deep") from None
     if peek() is not None:
         raise GraderError(f"-k {expression!r}: unexpected {peek()!r}")
     return matcher
 
 
-def _either(first: Matcher, second: Matcher) -> Matcher:
-    return lambda name: first(name) or second(name)
+def _any(options: list[Matcher]) -> Matcher:
+    return lambda name: any(option(name) for option in options)
 
 
-def _both(first: Matcher, second: Matcher) -> Matcher:
-    return lambda name: first(name) and second(name)
+def _all(parts: list[Matcher]) -> Matcher:
+    return lambda name: all(part(name) for part in parts)
+
+
+def _not(inner: Matcher) -> Matcher:
+    return lambda name: not inner(name)

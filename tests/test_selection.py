@@ -46,3 +46,14 @@ def test_an_expression_that_does_not_parse_is_one_line(expression: str, message:
     with pytest.raises(GraderError) as raised:
         parse_selection(expression)
     assert str(raised.value) == message or str(raised.value).startswith(message)
+
+
+def test_expressions_that_would_recurse_without_end_are_one_line() -> None:
+    # found by a red-team pass: these raised RecursionError
+    for expression in ("not " * 3000 + "x", "(" * 400 + "x" + ")" * 400):
+        with pytest.raises(GraderError) as raised:
+            parse_selection(expression)
+        assert str(raised.value).startswith("-k: ")
+    long_chain = parse_selection(" or ".join(f"w{i}" for i in range(200)))
+    assert long_chain("w199") and not long_chain("zz")  # wide is fine, and matched flat
+    assert parse_selection("not not not x")("y")
