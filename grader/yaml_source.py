@@ -34,11 +34,14 @@ class YamlDocument:
     lines: dict[Loc, int] = field(default_factory=dict)
     columns: dict[Loc, int] = field(default_factory=dict)
     """The 1-based column of every key and item."""
+    _spelled: dict[tuple[str, ...], Loc] | None = field(default=None, repr=False)
 
     def _found(self, loc: Sequence[str | int]) -> Loc | None:
         """`loc`, or its nearest ancestor, as recorded (a validator may give a mapping's key
         `8` as a number where the document records the text `8`)."""
-        spelled = {tuple(str(p) for p in key): key for key in self.lines}
+        if self._spelled is None:  # built once: an answers file may have thousands of keys
+            self._spelled = {tuple(str(p) for p in key): key for key in self.lines}
+        spelled = self._spelled
         key = tuple(str(p) for p in loc)
         while key:
             if key in spelled:

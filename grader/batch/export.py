@@ -4,6 +4,7 @@ as they will read it, so that what is found is known before it is uploaded."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -30,10 +31,20 @@ class Exported:
 
 def export(exercises: Sequence[Exercise], target: Path) -> list[Exported]:
     """Write the zip at `target` (never over an existing file), then read it back as a batch."""
-    if target.exists():
+    if os.path.lexists(target):  # a dangling link too: nothing is written through one
         raise GraderError(f"{target} exists: choose another name, nothing was written")
     if target.suffix != ".zip":
         raise GraderError(f"{target}: the hand-in must be a .zip")
+    if not target.parent.is_dir():
+        raise GraderError(f"{target}: no folder {target.parent} to write it in")
+    try:
+        written = _write(exercises, target)
+    except OSError as exc:
+        raise GraderError(f"{target}: cannot be written ({exc.strerror or exc})") from None
+    return _read_back(target, exercises, written)
+
+
+def _write(exercises: Sequence[Exercise], target: Path) -> dict[str, list[str]]:
     written: dict[str, list[str]] = {}
     with zipfile.ZipFile(target, "x", zipfile.ZIP_DEFLATED) as zipped:
         for exercise in exercises:
@@ -47,7 +58,7 @@ def export(exercises: Sequence[Exercise], target: Path) -> list[Exported]:
                     member = f"{exercise.dir_name}/{name}"
                     zipped.write(path, member)
                     written[exercise.id].append(member)
-    return _read_back(target, exercises, written)
+    return written
 
 
 def _read_back(

@@ -51,3 +51,17 @@ def test_an_existing_file_is_never_overwritten(course_copy: Path, tmp_path: Path
     done = run_grader(["--course", str(course_copy), "export", str(target)])
     assert done.returncode == 2 and "exists: choose another name" in done.stderr
     assert target.read_bytes() == b"my earlier hand-in"
+
+
+def test_a_dangling_link_or_a_missing_folder_is_one_line_and_nothing_is_written(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    dangling = tmp_path / "hand-in.zip"
+    dangling.symlink_to(tmp_path / "nowhere.zip")  # found by a red-team pass: a traceback
+    for target, words in (
+        (dangling, "exists: choose another name"),
+        (tmp_path / "missing" / "hand-in.zip", "no folder"),
+    ):
+        done = run_grader(["--course", str(course_copy), "export", str(target)])
+        assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "nowhere.zip").exists()
