@@ -66,7 +66,8 @@ def discover(
         return _from_export(root, export, exercises)
     submissions: list[Submission] = []
     notes: list[str] = []
-    entries = sorted(e for e in root.iterdir() if not e.name.startswith("."))
+    everything = sorted(root.iterdir())
+    entries = [e for e in everything if not e.name.startswith(".")]
     names = {e.name for e in entries}
     for entry in entries:
         key = _key(entry, names)
@@ -78,6 +79,8 @@ def discover(
             note = f"refused: {why}"
         submissions += mine
         notes.append(f"{display(entry.name)}: {note}")
+    for hidden in (e for e in everything if e.name.startswith(".")):
+        notes.append(f"{display(hidden.name)}: skipped: a hidden file or folder")
     return submissions, notes
 
 
@@ -267,7 +270,10 @@ def _only_kernel(folder: Path, shown_in: str) -> tuple[Path | None, str | None]:
     """The one `.cu` file in `folder`, whatever its name; nothing where there are several (which
     one is the kernel is not for the grader to guess: the summary says it found none)."""
     try:
-        kernels = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".cu"))
+        # hidden files and macOS's ._ copies are not a student's kernel
+        kernels = sorted(
+            e.name for e in os.scandir(folder) if e.name.endswith(".cu") and e.name[0] != "."
+        )
     except OSError:
         return None, None
     if len(kernels) != 1:

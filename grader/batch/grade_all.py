@@ -54,18 +54,10 @@ def grade_all(
         serving() if on_lanes else nullcontext(),
         ThreadPoolExecutor(jobs) as pool,
     ):
-        futures = {
-            pool.submit(
-                grade_submission,
-                s,
-                mixed_seed(secret, seed, s.student, s.exercise.id, d),
-                backend,
-                lanes[i % len(lanes)],
-            ): (s, d)
-            for i, (s, d) in enumerate(todo)
-        }
-        pending = set(futures)
+        futures: dict[Future[Report], tuple[Submission, str]] = {}
+        pending: set[Future[Report]] = set()
         try:
+            _submit(futures, pending, pool, todo, secret, seed, backend, lanes)
             for future in as_completed(futures):
                 pending.discard(future)
                 _record(future, futures[future], store, run_id, console, pool)
@@ -80,6 +72,30 @@ def grade_all(
                 if future.done() and not future.cancelled() and future.exception() is None:
                     _record(future, futures[future], store, run_id, console, pool)
             raise BatchInterruptedError(store.count(run_id), len(todo)) from None
+
+
+def _submit(
+    futures: dict[Future[Report], tuple[Submission, str]],
+    pending: set[Future[Report]],
+    pool: ThreadPoolExecutor,
+    todo: Sequence[tuple[Submission, str]],
+    secret: bytes,
+    seed: int | None,
+    backend: str,
+    lanes: Sequence[dict[str, str]],
+) -> None:
+    """Queue every grading, each future noted as soon as it exists (an interrupt may come
+    while they are queued)."""
+    for i, (s, d) in enumerate(todo):
+        future = pool.submit(
+            grade_submission,
+            s,
+            mixed_seed(secret, seed, s.student, s.exercise.id, d),
+            backend,
+            lanes[i % len(lanes)],
+        )
+        futures[future] = (s, d)
+        pending.add(future)
 
 
 class BatchInterruptedError(GraderError):

@@ -343,3 +343,18 @@ def test_hand_ins_of_one_name_in_two_forms_are_two_students(tmp_path: Path, ex4:
         "top2.cu: file, 1 of 1 exercise(s) found "
         "(graded as 'top2.cu': another hand-in is 'top2' too)" in notes
     )
+
+
+def test_macos_copies_and_hidden_entries_are_not_kernels_and_are_named(
+    tmp_path: Path, ex4: Exercise
+) -> None:
+    root = tmp_path / "submissions"
+    (root / "ann").mkdir(parents=True)
+    (root / "ann/matmul.cu").write_bytes(GOOD)
+    (root / "ann/._matmul.cu").write_bytes(b"\0\5\26\7")  # macOS's resource-fork copy
+    (root / ".hidden.zip").write_bytes(b"PK")
+    found, notes = discover(root, [ex4], tmp_path / "work")
+    assert [(s.student, s.kernel.name if s.kernel else None) for s in found] == [
+        ("ann", "matmul.cu")
+    ]
+    assert ".hidden.zip: skipped: a hidden file or folder" in notes
