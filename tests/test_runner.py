@@ -22,6 +22,7 @@ class _Step(Check):
 
     def __init__(self, key: str, outcome: Outcome = None, device: bool = False) -> None:
         self.name = key
+        self.key = key  # type: ignore[misc]  # per instance, for these tests
         self.outcome = outcome
         self.uses_device = device  # type: ignore[misc]  # per instance, for these tests
 

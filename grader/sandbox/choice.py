@@ -31,7 +31,9 @@ def bwrap_path() -> str | None:
 @cache
 def _probe_bubblewrap(bwrap: str, uid: int) -> str | None:
     """None when bubblewrap starts here with every option the sandbox uses, else why not."""
-    with tempfile.TemporaryDirectory(prefix="grader-probe-") as work:
+    # named as a grading scope is (sandbox/scope.py's PREFIX and this process's id): what a
+    # grader killed during the probe leaves, the next one removes
+    with tempfile.TemporaryDirectory(prefix=f"grader-run-{os.getpid()}-probe-") as work:
         if identity.is_root():
             os.chown(work, uid, uid)
         try:

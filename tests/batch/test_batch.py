@@ -168,6 +168,9 @@ def test_ctrl_c_stops_the_batch_keeps_what_finished_and_says_how_to_resume(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # as a terminal's Ctrl-C finds it: an xdist worker ignores SIGINT, and its children
+        # would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     database = out / "results.sqlite"
     deadline = time.monotonic() + 120
