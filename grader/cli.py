@@ -196,6 +196,12 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument(
         "--to", dest="target", type=Path, required=True, help="the CSV to write (and .sqlite)"
     )
+    book.add_argument(
+        "--file-times",
+        action="store_true",
+        help="where no platform recorded a hand-in time, take the files' modification times "
+        "(only if they are kept from the hand-in: a download resets them)",
+    )
 
     feedback = commands.add_parser(
         "feedback", help="each student's feedback as an HTML page with its plots, from a batch"

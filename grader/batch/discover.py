@@ -26,7 +26,7 @@ from pathlib import Path
 
 from grader.batch.layouts import last_change, unwrapped
 from grader.batch.names import display, file_name, text_key
-from grader.batch.submitters import METADATA, Entry, Submitter, read_export
+from grader.batch.submitters import METADATA, Entry, Submitter, export_times, read_export
 from grader.batch.unzip import extract
 from grader.bounded_read import not_regular
 from grader.course import Exercise
@@ -51,8 +51,11 @@ class Submission:
     submitters: tuple[Submitter, ...] = ()
     """Everyone who made it, where an export says (each member of a group); else empty."""
     submitted_at: float | None = None
-    """When it was handed in (seconds since the epoch): the last change to its files, or to
-    the zip it came in; None where that cannot be read."""
+    """When it was handed in (seconds since the epoch): as a Gradescope export records it, else
+    the last change to its files or to the zip it came in; None where that cannot be read."""
+    time_source: str = ""
+    """`export` (the platform's record) or `files` (modification times, which a download or a
+    copy may have reset: the gradebook uses them only when told to)."""
 
 
 def discover(
@@ -153,7 +156,8 @@ def _stamped(submission: Submission, archive: Path | None) -> Submission:
     """With its time: the zip's where it came in one (its files are extracted anew), else the
     latest change to its kernel and answers files (links not followed)."""
     paths = [archive] if archive else [submission.kernel, submission.answers]
-    return replace(submission, submitted_at=last_change(p for p in paths if p is not None))
+    at = last_change(p for p in paths if p is not None)
+    return replace(submission, submitted_at=at, time_source="files")
 
 
 def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -> str:
@@ -177,6 +181,7 @@ def _from_export(
     root: Path, export: dict[str, Entry], exercises: Sequence[Exercise]
 ) -> tuple[list[Submission], list[str]]:
     notes = [f"Gradescope export: {len(export)} submission(s) in {METADATA}"]
+    times = export_times(root)
     submissions: list[Submission] = []
     layout = "gradescope export"
     for folder, entry in sorted(export.items()):
@@ -188,6 +193,8 @@ def _from_export(
             notes.append(f"{display(key)}: refused: {why}")
             continue
         mine = in_folder(root / key, key, exercises, layout, people)
+        if folder in times:
+            mine = [replace(s, submitted_at=times[folder], time_source="export") for s in mine]
         submissions += mine
         notes.append(f"{display(key)}: {_found(layout, mine, exercises)}")
     for path in sorted(root.iterdir()):

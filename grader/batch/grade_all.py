@@ -133,6 +133,7 @@ def _record(
             digest,
             report,
             submission.submitted_at,
+            submission.time_source or "files",
         )
     except GraderError:  # the disk is full, say: what is recorded stays, stop here
         pool.shutdown(wait=False, cancel_futures=True)

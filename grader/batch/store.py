@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS handed_in (
     exercise TEXT NOT NULL,
     source_sha256 TEXT NOT NULL,
     submitted_at REAL NOT NULL,
+    source TEXT NOT NULL,
     PRIMARY KEY (student, exercise, source_sha256)
 );
 """
@@ -119,8 +120,10 @@ class ResultStore:
         digest: str,
         report: Report,
         submitted_at: float | None = None,
+        time_source: str = "files",
     ) -> None:
-        """The grading, and when its files were handed in (for the late policy), at once."""
+        """The grading, and when its files were handed in (for the late policy; `time_source`:
+        `export` or `files`, see Submission), at once."""
         document = report.to_json()
         row = BatchRecord(
             run_id=run_id,
@@ -136,11 +139,13 @@ class ResultStore:
             graded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         )
         try:
-            self._insert(row, document, submitted_at)
+            self._insert(row, document, submitted_at, time_source)
         except sqlite3.Error as exc:
             raise self._failed(f"cannot record {student}'s {exercise}", exc) from None
 
-    def _insert(self, row: BatchRecord, document: dict[str, Any], at: float | None) -> None:
+    def _insert(
+        self, row: BatchRecord, document: dict[str, Any], at: float | None, source: str
+    ) -> None:
         with self._db:  # one transaction: the row is there whole, or not at all
             self._db.execute("BEGIN")
             self._db.execute(
@@ -163,8 +168,8 @@ class ResultStore:
             )
             if at is not None:  # the first time these files were seen is kept
                 self._db.execute(
-                    "INSERT OR IGNORE INTO handed_in VALUES (?, ?, ?, ?)",
-                    (row.student, row.exercise, row.source_sha256, at),
+                    "INSERT OR IGNORE INTO handed_in VALUES (?, ?, ?, ?, ?)",
+                    (row.student, row.exercise, row.source_sha256, at, source),
                 )
 
     def count(self, run_id: str) -> int:
@@ -179,16 +184,18 @@ class ResultStore:
         rows = self._db.execute("SELECT student, exercise, source_sha256 FROM results")
         return {(s, e, h) for s, e, h in rows}
 
-    def handed_in(self) -> dict[tuple[str, str], float]:
-        """(student, exercise) -> when the files of its newest result were handed in."""
+    def handed_in(self) -> dict[tuple[str, str], tuple[float, str]]:
+        """(student, exercise) -> when the files of its newest result were handed in, and where
+        that time comes from."""
         rows = self._db.execute(
-            "SELECT r.student, r.exercise, h.submitted_at FROM results r JOIN handed_in h"
+            "SELECT r.student, r.exercise, h.submitted_at, h.source FROM results r"
+            " JOIN handed_in h"
             " ON h.student = r.student AND h.exercise = r.exercise"
             " AND h.source_sha256 = r.source_sha256"
             " WHERE r.id = (SELECT MAX(id) FROM results WHERE student = r.student"
             " AND exercise = r.exercise)"
         )
-        return {(s, e): float(t) for s, e, t in rows}
+        return {(s, e): (float(t), str(source)) for s, e, t, source in rows}
 
     def latest(self) -> list[StoredResult]:
         """The newest result of each student x exercise."""

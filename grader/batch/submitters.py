@@ -4,9 +4,11 @@ the submission folder, which Gradescope makes unique, is the key."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from grader.errors import GraderError
@@ -68,6 +70,24 @@ def read_export(root: Path) -> dict[str, Entry] | None:
             continue
         entries[key] = tuple(p for p in people if p is not None)
     return entries
+
+
+def export_times(root: Path) -> dict[str, float]:
+    """Each export folder's hand-in time as Gradescope recorded it (`:created_at`, seconds since
+    the epoch); folders without a readable one are left out."""
+    path = root / METADATA
+    if not os.path.lexists(path):
+        return {}
+    document = read_yaml(path, limit=MAX_METADATA_BYTES, follow_links=False, aliases=True)
+    times: dict[str, float] = {}
+    for folder, entry in (document.data or {}).items() if isinstance(document.data, dict) else ():
+        when = entry.get(":created_at") if isinstance(entry, dict) else None
+        if isinstance(when, str):
+            with contextlib.suppress(ValueError):
+                when = datetime.fromisoformat(when.strip())
+        if isinstance(when, datetime) and when.tzinfo is not None:
+            times[str(folder)] = when.timestamp()
+    return times
 
 
 def _submitter(data: object) -> Submitter | None:

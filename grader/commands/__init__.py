@@ -146,7 +146,12 @@ def _cache(args: argparse.Namespace) -> int:
 def _gradebook(args: argparse.Namespace) -> int:
     from grader.commands import gradebook
 
-    return gradebook.run(course=open_course(args.course), outs=args.outs, target=args.target)
+    return gradebook.run(
+        course=open_course(args.course),
+        outs=args.outs,
+        target=args.target,
+        file_times=args.file_times,
+    )
 
 
 def _feedback(args: argparse.Namespace) -> int:

@@ -11,10 +11,10 @@ from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 
 
-def run(*, course: Course, outs: Sequence[Path], target: Path) -> int:
+def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool = False) -> int:
     if target.suffix != ".csv":
         raise GraderError(f"{target}: the gradebook is a .csv (a .sqlite is written beside it)")
-    grades = collect(course, outs)
+    grades = collect(course, outs, file_times)
     database = write_gradebook(course, grades, target)
     late = sum(1 for g in grades if g.days_late)
     unknown = sum(1 for g in grades if g.days_late is None)

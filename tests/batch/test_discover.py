@@ -358,3 +358,18 @@ def test_macos_copies_and_hidden_entries_are_not_kernels_and_are_named(
         ("ann", "matmul.cu")
     ]
     assert ".hidden.zip: skipped: a hidden file or folder" in notes
+
+
+def test_an_exports_own_hand_in_times_are_taken(tmp_path: Path, ex4: Exercise) -> None:
+    root = write_export(tmp_path / "export")
+    metadata = root / "submission_metadata.yml"
+    text = metadata.read_text().replace(
+        "submission_1:\n", "submission_1:\n  :created_at: 2026-10-01 23:00:00.123456 -07:00\n", 1
+    )
+    metadata.write_text(text)
+    found, _ = discover(root, [ex4], tmp_path / "work")
+    first = next(s for s in found if s.student == "submission_1")
+    assert first.time_source == "export"
+    assert first.submitted_at == pytest.approx(1790920800.123456)  # 2026-10-02 06:00:00 UTC
+    other = next(s for s in found if s.student == "submission_2")
+    assert other.submitted_at is None  # no time recorded: none is guessed

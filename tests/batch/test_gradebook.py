@@ -49,11 +49,13 @@ def test_without_a_deadline_or_a_time_nothing_is_taken() -> None:
     assert lateness(POLICY, "bob", "ex1", None) == Lateness(None, 1.0)
 
 
-def _record(out: Path, student: str, exercise: str, score: float, at: float | None) -> None:
+def _record(
+    out: Path, student: str, exercise: str, score: float, at: float | None, source: str = "export"
+) -> None:
     checks = [CheckResult("compile", "compile", "passed", score, 100, "")]
     report = Report(exercise, "T", "kernel.cu", 1, DeviceInfo("cpu", "CPU"), checks)
     store = ResultStore(out / "results.sqlite")
-    store.record("run", student, exercise, f"{student}{score}", report, at)
+    store.record("run", student, exercise, f"{student}{score}", report, at, source)
     store.close()
 
 
@@ -104,3 +106,22 @@ def test_a_folder_that_is_not_a_batch_output_is_one_line(tmp_path: Path) -> None
     done = run_grader(["gradebook", str(tmp_path), "--to", str(tmp_path / "g.csv")])
     assert done.returncode == 2
     assert f"{tmp_path}: no results.sqlite here" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_file_times_count_only_when_asked_for(course_copy: Path, tmp_path: Path) -> None:
+    # a download resets files' times: taken by default, every student could look late
+    with (course_copy / "course.yaml").open("a") as course:
+        course.write("deadlines:\n  due: {ex1: 2026-10-01T23:59:00+00:00}\n")
+    out = tmp_path / "out"
+    due = datetime(2026, 10, 1, 23, 59, tzinfo=timezone.utc).timestamp()
+    _record(out, "cy", "ex1", 100, due + 30 * HOUR, source="files")
+    args = ["--course", str(course_copy), "gradebook", str(out), "--to", str(tmp_path / "g.csv")]
+    plain = run_grader(args)
+    assert plain.returncode == 0 and "0 late, 1 with no hand-in time" in plain.stdout
+    asked = run_grader([*args, "--file-times"])
+    assert asked.returncode == 0 and "1 late, 0 with no hand-in time" in asked.stdout
+    assert list(csv.reader((tmp_path / "g.csv").read_text().splitlines()))[1][:3] == [
+        "cy",
+        "80",
+        "2",
+    ]
