@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from grader.bounded_read import read_bounded
 from grader.errors import GraderError
-from grader.source import MAX_SOURCE_BYTES, KernelSource
+from grader.source import MAX_SOURCE_BYTES, KernelSource, read_source
 
 _MARKER = re.compile(r"^\s*//\s*grader:\s*(\w+)\s*$")
 
@@ -81,3 +81,10 @@ def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
             "\n" + text.split("\n", 1)[1] if "\n" in text else ""
         )  # a cell magic such as %%writefile
     return KernelSource(text=text, display_name=f"{path.name}[cell {number}]")
+
+
+def read_kernel(path: Path, exercise_id: str) -> KernelSource:
+    """A kernel as handed in: a `.cu` file, or the cell of a notebook marked for the exercise."""
+    if path.suffix == ".ipynb":
+        return kernel_from_notebook(path, exercise_id)
+    return read_source(path)

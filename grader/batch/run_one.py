@@ -9,9 +9,8 @@ from grader.batch.discover import Submission
 from grader.checks.registry import plan
 from grader.errors import GraderError
 from grader.grading import grade
-from grader.notebook import kernel_from_notebook
+from grader.notebook import read_kernel
 from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
-from grader.source import read_source
 
 
 def grade_submission(
@@ -27,10 +26,7 @@ def grade_submission(
                 submission, f"{path.name}: a symbolic link; hand in the file itself, not a link"
             )
     try:
-        if submission.kernel.suffix == ".ipynb":
-            source = kernel_from_notebook(submission.kernel, submission.exercise.id)
-        else:
-            source = read_source(submission.kernel)
+        source = read_kernel(submission.kernel, submission.exercise.id)
     except GraderError as exc:
         return _unreadable(submission, str(exc))
     return grade(

@@ -15,14 +15,13 @@ from grader.course import Course, Exercise
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK, GraderError
 from grader.grading import default_answers, grade
 from grader.isolation import Progress
-from grader.notebook import kernel_from_notebook
+from grader.notebook import read_kernel
 from grader.report.chart import write_sweep_chart
 from grader.report.json_text import feedback_json, render_json
 from grader.report.notices import running
 from grader.report.terminal import print_check, print_summary_of_all
 from grader.results import Report
 from grader.sandbox import scope
-from grader.source import read_source
 
 
 @dataclass(frozen=True)
@@ -38,10 +37,7 @@ class _Options:
 
 def _grade(exercise: Exercise, kernel: Path, options: _Options, progress: Progress) -> Report:
     """The report of the kernel (a .cu file or a notebook)."""
-    if kernel.suffix == ".ipynb":
-        source = kernel_from_notebook(kernel, exercise.id)
-    else:
-        source = read_source(kernel)
+    source = read_kernel(kernel, exercise.id)
     # named as a grading scope is: what a killed grader leaves, the next one removes
     with tempfile.TemporaryDirectory(prefix=f"{scope.PREFIX}{os.getpid()}-bench-") as keep:
         report = grade(

@@ -10,7 +10,7 @@ from grader.batch.discover import discover
 from grader.batch.similarity import highlighted, similar_pairs
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
-from grader.notebook import kernel_from_notebook
+from grader.notebook import read_kernel
 from grader.report.similarity import pair_lines, similarity_html
 from grader.source import read_source
 
@@ -33,10 +33,7 @@ def run(
             if submission.kernel is None or submission.error is not None:
                 continue
             try:
-                if submission.kernel.suffix == ".ipynb":
-                    source = kernel_from_notebook(submission.kernel, chosen.id)
-                else:
-                    source = read_source(submission.kernel)
+                source = read_kernel(submission.kernel, chosen.id)
             except GraderError:
                 continue  # not readable: batch grading says why; nothing to compare here
             texts[submission.student] = source.text
