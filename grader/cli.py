@@ -211,6 +211,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--student", action="append", default=[], help="only this student (repeatable)"
     )
 
+    review = commands.add_parser(
+        "review", help="grade a batch's written answers by hand, with each exercise's rubric"
+    )
+    review.add_argument("out", type=Path, help="a `grader batch --out` folder")
+    review.add_argument(
+        "--exercise", action="append", default=[], help="only this exercise (repeatable)"
+    )
+    review.add_argument(
+        "--student", action="append", default=[], help="only this student (repeatable)"
+    )
+    review.add_argument(
+        "--again", action="store_true", help="answers reviewed already too (a new review wins)"
+    )
+    review.add_argument("--reviewer", help="your name, kept with each review (default: login)")
+    how = review.add_mutually_exclusive_group()
+    how.add_argument(
+        "--sheet", type=Path, help="write the answers to review as a CSV for TAs (a new file)"
+    )
+    how.add_argument("--record", type=Path, help="record the reviews of a filled-in sheet")
+    how.add_argument(
+        "--status", action="store_true", help="only count the answers reviewed and pending"
+    )
+
     similar = commands.add_parser(
         "similarity", help="pairs of near-copies among one exercise's submissions (a pointer)"
     )

@@ -41,13 +41,20 @@ class CheckKind(_Word):
     SAFETY = "safety"
 
 
+REVIEWED = "reviewed"
+"""The symptom of a check that a person graded (`grader review`): every renderer shows its
+message, which says what the rubric gave."""
+
+
 class CheckStatus(_Word):
-    """`failed`: the kernel is at fault; `error`: the grader could not finish the check."""
+    """`failed`: the kernel is at fault; `error`: the grader could not finish the check;
+    `pending`: a person grades it (`grader review`): its points are neither given nor lost."""
 
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
     ERROR = "error"
+    PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,13 @@ class CheckResult:
     """Machine-readable findings (e.g. `nan`, `unwritten`, `race`) used for cross-check hints."""
     figures: dict[str, float] = field(default_factory=dict)
     """Measured numbers (performance: speedup, times, GFLOP/s, threshold)."""
+    answer: str = ""
+    """What the student wrote, for a person to review (a pending check's free text)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", bounded_name(self.name))
         object.__setattr__(self, "message", bounded(self.message))
+        object.__setattr__(self, "answer", bounded(self.answer))
         object.__setattr__(self, "symptoms", tuple(bounded_name(s) for s in self.symptoms))
 
     def to_json(self) -> dict[str, Any]:
@@ -142,7 +152,12 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        return all(c.status in ("passed", "skipped") for c in self.checks)
+        return all(c.status in ("passed", "skipped", "pending") for c in self.checks)
+
+    @property
+    def pending(self) -> float:
+        """The points that await a person's review (`grader review`): not in `score`, not lost."""
+        return round(sum(c.max_score for c in self.checks if c.status == "pending"), 2)
 
     @property
     def score(self) -> float:
@@ -177,6 +192,7 @@ class Report:
             passed=self.passed,
             score=self.score,
             max_score=self.max_score,
+            pending=self.pending,
             device=str(self.device),
             backend=self.device.backend,
             seed=None if self.student_facing else self.seed,
@@ -198,8 +214,9 @@ class ReportDocument(BaseModel):
     title: str
     source: str = Field(description="The submitted file's name.")
     passed: bool = Field(description="No check failed or ended in error.")
-    score: float
+    score: float = Field(description="The points given so far (pending ones not among them).")
     max_score: float
+    pending: float = Field(0.0, description="The points that await a person's review.")
     device: str = Field(description="The device and its details, in words.")
     backend: str = Field(description="gpu, cpu, or none where no runtime check ran.")
     seed: int | None = Field(

@@ -23,6 +23,8 @@ from grader.spec import (
     LaunchSpec,
     PerformanceSpec,
     ProfileSpec,
+    ReviewSpec,
+    RubricItem,
     SweepSpec,
     ThresholdSpec,
     ToleranceSpec,
@@ -46,6 +48,8 @@ _SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("spec.yaml: sweep", SweepSpec),
     ("spec.yaml: profile", ProfileSpec),
     ("spec.yaml: answers", AnswersSpec),
+    ("spec.yaml: answers.review", ReviewSpec),
+    ("spec.yaml: answers.review.rubric[]", RubricItem),
 )
 """Every model of course.yaml and spec.yaml, under the keys where it is found
 (tests/test_spec_docs.py checks that none is left out)."""

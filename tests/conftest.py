@@ -115,11 +115,14 @@ def nvrtc_log(text: str) -> str:
         nvrtc.destroyProgram(program)
 
 
-def run_grader(args: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the grader CLI as a user would, in a fresh process."""
+def run_grader(
+    args: Sequence[str], cwd: Path = ROOT, typed: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run the grader CLI as a user would, in a fresh process; `typed`: its standard input."""
     return subprocess.run(
         [sys.executable, "-m", "grader", *args],
         cwd=cwd,
+        input=typed,
         capture_output=True,
         text=True,
         timeout=600,

@@ -12,6 +12,7 @@ from grader.batch.late import lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
+from grader.results import Report
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Grade:
     points: float
     """After the late policy."""
     submitted_at: float | None
+    pending: float = 0.0
+    """Points that await a person's review (`grader review`): neither in `points` nor lost."""
 
 
 def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> list[Grade]:
@@ -31,7 +34,7 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
     one on the command line wins), with the late policy applied to the hand-in times a platform
     recorded (a Gradescope export's), and to files' modification times only with `file_times`
     (a download or a copy may have reset them: every student would look late)."""
-    newest: dict[tuple[str, str], tuple[float, float | None]] = {}
+    newest: dict[tuple[str, str], tuple[float, float | None, float]] = {}
     for out in outs:
         store = ResultStore.of_batch(out)
         try:
@@ -39,19 +42,22 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
             for result in store.latest():
                 key = (result.student, result.exercise)
                 at, source = times.get(key, (None, ""))
-                newest[key] = (result.score, at if source == "export" or file_times else None)
+                when = at if source == "export" or file_times else None
+                newest[key] = (result.score, when, Report.from_json(result.report).pending)
         finally:
             store.close()
     grades = []
-    for (student, exercise), (raw, at) in sorted(newest.items()):
+    for (student, exercise), (raw, at, pending) in sorted(newest.items()):
         late = lateness(course.deadlines, student, exercise, at)
-        grades.append(Grade(student, exercise, raw, late.days, round(raw * late.kept, 2), at))
+        points = round(raw * late.kept, 2)
+        grades.append(Grade(student, exercise, raw, late.days, points, at, pending))
     return grades
 
 
 def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Path:
     """TARGET.csv (a row per student: each exercise's points after the policy and its days
-    late, then the total) and TARGET.sqlite (a row per grade); returns the SQLite path."""
+    late, then the total and what is still pending review: the total is not final while any
+    is) and TARGET.sqlite (a row per grade); returns the SQLite path."""
     exercises = [e.id for e in course.exercises]
     students = sorted({g.student for g in grades})
     by_key = {(g.student, g.exercise): g for g in grades}
@@ -62,6 +68,7 @@ def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Pa
     for student in students:
         row: list[Cell] = [student]
         total = 0.0
+        pending = []
         for exercise in exercises:
             grade = by_key.get((student, exercise))
             if grade is None:
@@ -69,18 +76,23 @@ def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Pa
                 continue
             total += grade.points
             row += [f"{grade.points:g}", "?" if grade.days_late is None else str(grade.days_late)]
-        rows.append([*row, f"{total:g}"])
-    write_csv(target, [*header, "total"], rows)
+            if grade.pending:
+                pending.append(f"{exercise} ({grade.pending:g} points)")
+        rows.append([*row, f"{total:g}", "; ".join(pending)])
+    write_csv(target, [*header, "total", "pending review"], rows)
     database = target.with_suffix(".sqlite")
     database.unlink(missing_ok=True)
     with sqlite3.connect(database) as db:
         db.execute(
             "CREATE TABLE grades (student TEXT, exercise TEXT, raw REAL, days_late INTEGER,"
-            " points REAL, submitted_at REAL, PRIMARY KEY (student, exercise))"
+            " points REAL, submitted_at REAL, pending REAL, PRIMARY KEY (student, exercise))"
         )
         db.executemany(
-            "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?)",
-            [(g.student, g.exercise, g.raw, g.days_late, g.points, g.submitted_at) for g in grades],
+            "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (g.student, g.exercise, g.raw, g.days_late, g.points, g.submitted_at, g.pending)
+                for g in grades
+            ],
         )
     db.close()
     return database

@@ -32,12 +32,16 @@ def write_gradebook(
     write_csv(path, *gradebook(students, exercises, results, roster))
 
 
-def write_feedback(folder: Path, results: Sequence[StoredResult]) -> None:
-    """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name)."""
+def write_feedback(
+    folder: Path, results: Sequence[StoredResult], students: Sequence[str] = ()
+) -> None:
+    """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name), for
+    the students named or every one."""
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
-        by_student[result.student].append(result)
+        if not students or result.student in students:
+            by_student[result.student].append(result)
     for student, mine in by_student.items():
         reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader import __version__
+from grader.batch.reviews import REVIEWS_SCHEMA, Review, apply_review, written_answer
 from grader.errors import GraderError
 from grader.results import Report, ReportDocument
 
@@ -90,7 +91,7 @@ class ResultStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
+            self._db.executescript(SCHEMA + REVIEWS_SCHEMA)
         except (sqlite3.Error, OSError) as exc:
             raise self._failed("cannot open the results", exc) from None
 
@@ -197,11 +198,44 @@ class ResultStore:
         )
         return {(s, e): (float(t), str(source)) for s, e, t, source in rows}
 
-    def latest(self) -> list[StoredResult]:
-        """The newest result of each student x exercise."""
+    def latest(self, reviewed: bool = True) -> list[StoredResult]:
+        """The newest result of each student x exercise; with `reviewed`, each written answer
+        that a person reviewed graded by that review (grader/batch/reviews.py)."""
         rows = self._db.execute(
             "SELECT student, exercise, score, max_score, report_json FROM results r"
             " WHERE id = (SELECT MAX(id) FROM results WHERE student = r.student"
             " AND exercise = r.exercise) ORDER BY student, exercise"
         )
-        return [StoredResult(s, e, sc, mx, json.loads(rep)) for s, e, sc, mx, rep in rows]
+        results = [StoredResult(s, e, sc, mx, json.loads(rep)) for s, e, sc, mx, rep in rows]
+        if not reviewed:
+            return results
+        reviews = self.reviews()
+        return [_with_review(result, reviews) for result in results]
+
+    def record_review(self, review: Review) -> None:
+        """The review of one answer, replacing any earlier one of the same text."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    review.row(),
+                )
+        except sqlite3.Error as exc:
+            raise self._failed(f"cannot record the review of {review.student}", exc) from None
+
+    def reviews(self) -> dict[tuple[str, str, str], Review]:
+        """(student, exercise, answer hash) -> its review."""
+        rows = self._db.execute("SELECT * FROM reviews")
+        found = [Review.from_row(tuple(row)) for row in rows]
+        return {(r.student, r.exercise, r.answer_sha256): r for r in found}
+
+
+def _with_review(result: StoredResult, reviews: dict[tuple[str, str, str], Review]) -> StoredResult:
+    written = written_answer(result.student, result.report)
+    review = written and reviews.get((result.student, result.exercise, written.digest))
+    if not review:
+        return result
+    report = apply_review(Report.from_json(result.report), review)
+    return StoredResult(
+        result.student, result.exercise, report.score, report.max_score, report.to_json()
+    )

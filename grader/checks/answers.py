@@ -1,12 +1,12 @@
 """Questions a student answers in a YAML file, graded against what the grader itself measured on
-the same GPU in the same run; never against the tutorial's figures. Free text is kept for the
-instructor, not graded."""
+the same GPU in the same run; never against the tutorial's figures. The free-text explanation
+is graded by a person with the spec's rubric (`grader review`), pending until then."""
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from grader.errors import GraderError
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.schema_errors import describe
-from grader.spec import AnswersSpec
+from grader.spec import AnswersSpec, ReviewSpec
 from grader.yaml_source import read_yaml
 
 Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]
@@ -201,7 +201,8 @@ def with_problems(
     graded: list[CheckResult], problems: dict[str | None, str], share: float
 ) -> list[CheckResult]:
     """Each question with a problem failed with it, once; problems of no graded question go to
-    the explanation's entry (worth no points, failed so that the student sees them)."""
+    the explanation's entry, which a student always sees (failed where it is worth no points;
+    still pending where a person reviews it: a stray key costs no written answer)."""
     names = {r.name for r in graded}
     out = [
         problem_result(r.name, problems[r.name], share) if r.name in problems else r
@@ -211,10 +212,9 @@ def with_problems(
     rest = [problem for question, problem in problems.items() if question not in names]
     explanation = next(r for r in graded if r.name == EXPLANATION)
     if rest:
+        status = explanation.status if explanation.max_score else CheckStatus.FAILED
         message = "; ".join(rest) + f"\n{explanation.message}"
-        explanation = CheckResult(
-            EXPLANATION, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, 0.0, message
-        )
+        explanation = replace(explanation, status=status, message=message)
     return [*out, explanation]
 
 
@@ -230,7 +230,7 @@ def grade_tile_sweep(
         results = [
             CheckResult(n, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, loaded) for n in names
         ]
-        return [*results, unanswered_explanation(loaded)]
+        return [*results, unanswered_explanation(loaded, spec.review)]
     graded = _grade_tile_sweep(loaded.answers, evidence, spec, values)
     return with_problems(graded, loaded.problems, share)
 
@@ -309,18 +309,39 @@ def _grade_tile_sweep(
                 f"yours {answers.limit_64}; the grader's launch: {evidence.limit_detail}",
             )
         )
-    return [*out, explanation_result(answers.explanation)]
+    return [*out, explanation_result(answers.explanation, spec.review)]
 
 
-def unanswered_explanation(why: str) -> CheckResult:
-    """The explanation's entry when the answers could not be read: not graded, never passed."""
-    return CheckResult(
-        EXPLANATION, CheckKind.ANSWERS, CheckStatus.SKIPPED, 0.0, 0.0, f"not graded: {why}"
-    )
+def unanswered_explanation(why: str, review: ReviewSpec | None = None) -> CheckResult:
+    """The explanation's entry when the answers could not be read: nothing to grade or review,
+    never passed (worth the review's points where a person grades it: lost, not pending)."""
+    worth = review.points if review else 0.0
+    status = CheckStatus.FAILED if review else CheckStatus.SKIPPED
+    return CheckResult(EXPLANATION, CheckKind.ANSWERS, status, 0.0, worth, f"not graded: {why}")
 
 
-def explanation_result(text: str) -> CheckResult:
-    """The free-text explanation: kept for the instructor, worth no points, never graded."""
+def explanation_result(text: str, review: ReviewSpec | None = None) -> CheckResult:
+    """The free-text explanation: pending a person's review where the spec has a rubric (its
+    points neither given nor lost until `grader review`), else kept for the instructor."""
     text = text.strip()
-    message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
-    return CheckResult(EXPLANATION, CheckKind.ANSWERS, CheckStatus.PASSED, 0.0, 0.0, message)
+    if review is None:
+        message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
+        return CheckResult(EXPLANATION, CheckKind.ANSWERS, CheckStatus.PASSED, 0.0, 0.0, message)
+    if not text:
+        return CheckResult(
+            EXPLANATION,
+            CheckKind.ANSWERS,
+            CheckStatus.FAILED,
+            0.0,
+            review.points,
+            f"none given: the explanation is worth {review.points} points, graded by hand",
+        )
+    return CheckResult(
+        EXPLANATION,
+        CheckKind.ANSWERS,
+        CheckStatus.PENDING,
+        0.0,
+        review.points,
+        f"pending: your instructor grades it by hand ({review.points} points): {text}",
+        answer=text,
+    )

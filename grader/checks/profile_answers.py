@@ -134,7 +134,7 @@ def grade_profiling(
     share = profile_question_share(spec)
     if isinstance(loaded, str):
         failed = [_verdict(n, False, loaded, share) for n in PROFILE_CHECK_NAMES]
-        return [*failed, unanswered_explanation(loaded)]
+        return [*failed, unanswered_explanation(loaded, spec.review)]
     return with_problems(_grade_profiling(loaded.answers, evidence, spec), loaded.problems, share)
 
 
@@ -153,7 +153,7 @@ def _grade_profiling(
         _verdict(name, ok, message, share)
         for name, (ok, message) in zip(PROFILE_CHECK_NAMES, verdicts, strict=True)
     ]
-    return [*out, explanation_result(answers.explanation)]
+    return [*out, explanation_result(answers.explanation, spec.review)]
 
 
 Verdict = tuple[bool | None, str]

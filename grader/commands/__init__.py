@@ -160,6 +160,22 @@ def _feedback(args: argparse.Namespace) -> int:
     return feedback.run(out=args.out, students=args.student)
 
 
+def _review(args: argparse.Namespace) -> int:
+    from grader.commands import review
+
+    return review.run(
+        course=open_course(args.course),
+        out=args.out,
+        exercises=args.exercise,
+        students=args.student,
+        again=args.again,
+        sheet=args.sheet,
+        record=args.record,
+        status=args.status,
+        reviewer=args.reviewer,
+    )
+
+
 def _similarity(args: argparse.Namespace) -> int:
     from grader.commands import similarity
 
@@ -205,6 +221,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "spec-docs": _spec_docs,
     "export": _export,
     "similarity": _similarity,
+    "review": _review,
     "feedback": _feedback,
     "gradebook": _gradebook,
     "schema": _schema,

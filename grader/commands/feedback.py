@@ -1,15 +1,19 @@
-"""`grader feedback OUT [--student S]`: each student's feedback as an HTML page with its plots,
-from a batch's results, on request (grader/batch/outputs.py; the Markdown and JSON feedback
-every batch writes already)."""
+"""`grader feedback OUT [--student S]`: each student's feedback, from a batch's results as they
+stand now (the written answers reviewed so far graded, the others pending): Markdown and JSON,
+as the batch wrote them, and an HTML page with its plots (grader/batch/outputs.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.outputs import write_feedback_html
-from grader.batch.store import ResultStore
+from grader.batch.outputs import write_feedback, write_feedback_html
+from grader.batch.store import ResultStore, StoredResult
 from grader.errors import EXIT_OK, GraderError
+
+
+def _pending(result: StoredResult) -> bool:
+    return any(c.get("status") == "pending" for c in result.report.get("checks", []))
 
 
 def run(*, out: Path, students: Sequence[str] = ()) -> int:
@@ -21,6 +25,10 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
     unknown = sorted(set(students) - {r.student for r in results})
     if unknown:
         raise GraderError(f"{out}: no results for {', '.join(unknown)}")
+    write_feedback(out / "feedback", results, students)
     pages = write_feedback_html(out / "feedback", results, students)
-    print(f"feedback: {len(pages)} HTML page(s) in {out / 'feedback'}")
+    print(f"feedback: {len(pages)} student(s), Markdown, JSON and HTML, in {out / 'feedback'}")
+    pending = sum(1 for r in results if (not students or r.student in students) and _pending(r))
+    if pending:
+        print(f"{pending} result(s) hold written answers pending review: grader review {out}")
     return EXIT_OK

@@ -23,4 +23,11 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
         f"gradebook: {target} and {database}: {len({g.student for g in grades})} student(s), "
         f"{len(grades)} grade(s), {late} late, {unknown} with no hand-in time ({policy})"
     )
+    pending = sorted({g.exercise for g in grades if g.pending})
+    if pending:
+        waiting = sum(1 for g in grades if g.pending)
+        print(
+            f"not final: {waiting} written answer(s) of {', '.join(pending)} await review "
+            f"(grader review OUT), shown as pending, not as 0"
+        )
     return EXIT_OK

@@ -47,16 +47,24 @@ def gradebook(
     roster: Roster | None = None,
 ) -> Table:
     """A row per student (a row per member of each submission, with their SID, e-mail and
-    name, where an export names them): the points per exercise and the total."""
+    name, where an export names them): the points per exercise, the total, and the written
+    answers still pending review (the total is not final while any is)."""
     roster = roster or {}
     scores = {(r.student, r.exercise): r.score for r in results}
+    waiting = {(r.student, r.exercise): Report.from_json(r.report).pending for r in results}
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in _rows(students, roster):
         points = [scores.get((student, e)) for e in exercises]
         total = sum(p for p in points if p is not None)
-        rows.append([*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}"])
-    return [*_identity(named), *exercises, "total"], rows
+        pending = "; ".join(
+            f"{e} ({waiting[(student, e)]:g} points)"
+            for e in exercises
+            if waiting.get((student, e))
+        )
+        row = [*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}", pending]
+        rows.append(row)
+    return [*_identity(named), *exercises, "total", "pending review"], rows
 
 
 def performance_scores(

@@ -11,6 +11,10 @@ from typing import Any
 
 from grader.results import CheckResult, Report
 
+REVIEWED = (
+    "graded by hand: your instructor reviews this answer with the exercise's rubric and adds "
+    "its points"
+)
 SEPARATELY = (
     "graded separately: timing needs a GPU, which Gradescope's machines lack; your instructor "
     "runs it on a GPU and imports the scores"
@@ -19,14 +23,18 @@ SEPARATELY = (
 
 def _test(report: Report, check: CheckResult) -> dict[str, Any]:
     gpu_only = check.status == "skipped" and check.message.startswith("needs a GPU")
+    pending = check.status == "pending"
     test: dict[str, Any] = {
         "name": f"{report.exercise}: {check.name}",
         "score": check.score,
-        "max_score": 0.0 if gpu_only else check.max_score,
+        "max_score": 0.0 if gpu_only or pending else check.max_score,
         "output": SEPARATELY if gpu_only else check.message,
         "visibility": "visible",
     }
-    if gpu_only:  # neither passed nor failed here: no status, no red cross on a 0/0 test
+    if pending:  # a person grades it (a manual question on Gradescope): no status, never 0/N
+        test["name"] += " (graded by hand)"
+        test["output"] = f"{REVIEWED}.\n\n{check.message}"
+    elif gpu_only:  # neither passed nor failed here: no status, no red cross on a 0/0 test
         test["name"] += " (graded separately)"
     else:
         test["status"] = "passed" if check.status == "passed" else "failed"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grader.report.marks import MARK, points, verdict
+from grader.report.marks import MARK, check_points, total_points, verdict
 from grader.report.profile import profile_markdown
 from grader.report.sweep import sweep_markdown
-from grader.results import Report
+from grader.results import REVIEWED, Report
 from grader.text_bounds import markdown_code_block, markdown_code_span, markdown_text
 
 
@@ -19,18 +19,20 @@ def render_markdown(report: Report) -> str:
     lines = [
         f"# {markdown_text(f'{report.exercise}: {report.title}')}",
         "",
-        f"**{verdict(report.passed)}**, {points(report.score)}/{points(report.max_score)} "
-        f"points. {markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
+        f"**{verdict(report.passed)}**, "
+        f"{total_points(report.score, report.max_score, report.pending)}. "
+        f"{markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
         "",
         "| check | result | points |",
         "|---|---|---|",
     ]
     lines += [
-        f"| {markdown_text(c.name)} | {MARK[c.status]} | {points(c.score)}/{points(c.max_score)} |"
+        f"| {markdown_text(c.name)} | {MARK[c.status]} "
+        f"| {check_points(c.score, c.max_score, c.status)} |"
         for c in report.checks
     ]
     for check in report.checks:
-        if check.status != "passed":
+        if check.status != "passed" or REVIEWED in check.symptoms:
             lines += [
                 "",
                 f"## {markdown_text(check.name)}: {MARK[check.status]}",

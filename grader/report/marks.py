@@ -7,15 +7,35 @@ STYLE = {
     "failed": "bold red",
     "skipped": "yellow",
     "error": "bold magenta",
+    "pending": "cyan",
 }
 """The rich style of each check status."""
-MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERROR"}
+MARK = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "skipped": "SKIP",
+    "error": "ERROR",
+    "pending": "PENDING",
+}
 """How a check status is written for people."""
 
 
 def points(value: float) -> str:
     """Points as people read them: 10, not 10.0; 2.50 where there is a fraction."""
     return f"{value:g}" if value == int(value) else f"{value:.2f}"
+
+
+def check_points(score: float, max_score: float, status: str) -> str:
+    """A check's points: `7/10`, or `?/10` where a person has yet to review it."""
+    return (
+        f"?/{points(max_score)}" if status == "pending" else f"{points(score)}/{points(max_score)}"
+    )
+
+
+def total_points(score: float, max_score: float, pending: float) -> str:
+    """A report's points: `85/100 points`, and `(10 pending review)` where some await a person."""
+    total = f"{points(score)}/{points(max_score)} points"
+    return f"{total} ({points(pending)} pending review)" if pending else total
 
 
 def verdict(passed: bool) -> str:

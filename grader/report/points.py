@@ -3,6 +3,7 @@ and report renders, so that no text can give other numbers than the grader award
 
 from __future__ import annotations
 
+from grader.checks.answers import EXPLANATION
 from grader.checks.base import PlannedCheck
 from grader.checks.registry import plan
 from grader.spec import ExerciseSpec
@@ -17,6 +18,7 @@ _WHAT = {
     "sweep": "the tile sweep's timings",
     "profile": "the profile",
     "answers": "answers.yaml",
+    "review": "the explanation (graded by hand with a rubric)",
 }
 
 
@@ -25,7 +27,8 @@ def points_summary(spec: ExerciseSpec) -> str:
     groups: dict[str, list[PlannedCheck]] = {}
     for planned in plan(spec):
         if planned.max_score > 0:
-            groups.setdefault(planned.kind.value, []).append(planned)
+            key = "review" if planned.name == EXPLANATION else planned.kind.value
+            groups.setdefault(key, []).append(planned)
     parts = []
     for kind, checks in groups.items():
         total = round(sum(c.max_score for c in checks), 1)

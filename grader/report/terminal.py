@@ -13,10 +13,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from grader.report.marks import MARK, STYLE, points, verdict
+from grader.report.marks import MARK, STYLE, check_points, total_points, verdict
 from grader.report.profile import report_profile
 from grader.report.sweep import sweep_table
-from grader.results import Report
+from grader.results import REVIEWED, Report
 
 
 def _checks_table(report: Report) -> Table:
@@ -29,7 +29,7 @@ def _checks_table(report: Report) -> Table:
         table.add_row(
             Text(check.name),
             Text(MARK[check.status], style=STYLE[check.status]),
-            f"{points(check.score)}/{points(check.max_score)}",
+            check_points(check.score, check.max_score, check.status),
             Text(check.message.splitlines()[0] if check.message else ""),
         )
     return table
@@ -52,9 +52,9 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
     """The full message of each check that failed or errored (of every check that ran, with
     `verbose`), skip reasons counted, hints."""
     parts: list[RenderableType] = []
-    shown = ("failed", "error", "passed") if verbose else ("failed", "error")
+    shown = ("failed", "error", "pending", "passed") if verbose else ("failed", "error", "pending")
     for check in report.checks:
-        if check.status in shown:
+        if check.status in shown or REVIEWED in check.symptoms:
             parts += [
                 Text(""),
                 Text(f"{check.name}: {MARK[check.status]}", style=STYLE[check.status]),
@@ -75,7 +75,7 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
 def _summary(report: Report) -> Text:
     summary = Text.assemble(
         (verdict(report.passed), STYLE["passed" if report.passed else "failed"]),
-        f"  {points(report.score)}/{points(report.max_score)} points",
+        f"  {total_points(report.score, report.max_score, report.pending)}",
     )
     skipped = sum(1 for c in report.checks if c.status == "skipped")
     if skipped:
@@ -119,10 +119,11 @@ def print_summary_of_all(reports: list[Report], console: Console) -> None:
         table.add_row(
             Text(f"{report.exercise}: {report.title}"),
             Text(verdict(report.passed), style=STYLE[status]),
-            f"{points(report.score)}/{points(report.max_score)}",
+            total_points(report.score, report.max_score, report.pending),
             Text(report.source),
         )
     total = sum(r.score for r in reports)
     most = sum(r.max_score for r in reports)
-    table.add_row(Text("total", style="bold"), Text(""), f"{points(total)}/{points(most)}", "")
+    pending = sum(r.pending for r in reports)
+    table.add_row(Text("total", style="bold"), Text(""), total_points(total, most, pending), "")
     console.print(table)

@@ -22,6 +22,8 @@ from grader.spec.timed import (
     BaselineSpec,
     PerformanceSpec,
     ProfileSpec,
+    ReviewSpec,
+    RubricItem,
     SweepSpec,
     ThresholdSpec,
 )
@@ -39,6 +41,8 @@ __all__ = [
     "LaunchSpec",
     "PerformanceSpec",
     "ProfileSpec",
+    "ReviewSpec",
+    "RubricItem",
     "Shape",
     "ShapeText",
     "SpecModel",

@@ -86,8 +86,9 @@ class ExerciseSpec(SpecModel):
 
     @property
     def max_score(self) -> int:
-        extras = [part.points for part in (self.performance, self.sweep, self.answers) if part]
-        return self.compile.points + self.correctness.points + sum(extras)
+        extras = [part.points for part in (self.performance, self.sweep) if part]
+        answers = self.answers.total_points if self.answers else 0
+        return self.compile.points + self.correctness.points + sum(extras) + answers
 
 
 def load_spec(path: Path) -> ExerciseSpec:

@@ -107,6 +107,36 @@ class ProfileSpec(SpecModel):
     )
 
 
+class RubricItem(SpecModel):
+    """One thing a written answer earns points for, as the reviewer ticks it."""
+
+    id: str = Field(
+        pattern=r"^[a-z][a-z0-9_]{0,30}$",
+        description="A short name, lower case (the column of the review sheet): 'l2_fits'.",
+    )
+    points: float = Field(gt=0, le=1000, description="What the answer earns when it says this.")
+    says: str = Field(min_length=1, description="What the answer must say, for the reviewer.")
+
+
+class ReviewSpec(SpecModel):
+    """The free-text explanation graded by a person (`grader review`), with a rubric: the answer
+    earns the points of each item the reviewer ticks. Until then it is pending, never 0."""
+
+    points: int = Field(ge=1, description="The explanation's points: the rubric's items' sum.")
+    rubric: list[RubricItem] = Field(min_length=1, description="The items, in reading order.")
+
+    @model_validator(mode="after")
+    def _rubric_adds_up(self) -> ReviewSpec:
+        ids = [item.id for item in self.rubric]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"rubric: the id {twice[0]!r} is given twice")
+        total = round(sum(item.points for item in self.rubric), 6)
+        if total != self.points:
+            raise ValueError(f"rubric: the items add up to {total:g}, not points ({self.points})")
+        return self
+
+
 class AnswersSpec(SpecModel):
     """Questions the student answers in a YAML file, graded against the grader's own evidence."""
 
@@ -121,3 +151,12 @@ class AnswersSpec(SpecModel):
     tie_tolerance: float = Field(
         0.03, ge=0, le=0.5, description="Values this close in time are a tie: either is 'fastest'."
     )
+    review: ReviewSpec | None = Field(
+        None,
+        description="The explanation, graded by a person with a rubric (none: kept, no points).",
+    )
+
+    @property
+    def total_points(self) -> int:
+        """The graded questions' points and the reviewed explanation's."""
+        return self.points + (self.review.points if self.review else 0)

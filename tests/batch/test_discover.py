@@ -214,9 +214,9 @@ def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_rea
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     rows = dict(line.split(",", 1) for line in (out / "gradebook.csv").read_text().splitlines()[1:])
-    assert rows["alice"] == "80,80" and rows["[bold]markup"] == "80,80"
-    assert rows["z" * 251] == "80,80"
-    assert [v for k, v in rows.items() if k.startswith("\\xff\\xfe~")] == ["80,80"]
+    assert rows["alice"] == "80,80," and rows["[bold]markup"] == "80,80,"
+    assert rows["z" * 251] == "80,80,"
+    assert [v for k, v in rows.items() if k.startswith("\\xff\\xfe~")] == ["80,80,"]
     reasons = {
         "encrypted": "encrypted: hand in a zip without a password",
         "unknown_method": "compressed with method 99",
@@ -230,7 +230,7 @@ def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_rea
     }
     summary = (out / "summary.md").read_text()
     for student, reason in reasons.items():
-        assert rows[student] == "0,0", student
+        assert rows[student] == "0,0,", student
         assert reason in (out / f"feedback/{student}.md").read_text(), student
         assert f"- {student} (ex4): " in summary and reason in summary, student
         assert f"{student}" in done.stderr and "refused" in done.stderr

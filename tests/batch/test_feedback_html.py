@@ -39,9 +39,12 @@ def test_feedback_writes_the_pages_asked_for_with_nothing_of_anyone_else(tmp_pat
     (out / "secret.key").write_bytes(b"s3cr3t" * 10)
     done = run_grader(["feedback", str(out), "--student", "alice"])
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["alice.html"]
+    written = sorted(p.name for p in (out / "feedback").iterdir())
+    assert written == ["alice.html", "alice.json", "alice.md"]
     page = (out / "feedback/alice.html").read_text()
     assert "alice&#x27;s message" in page or "alice's message" in page
-    assert "bob" not in page and "s3cr3t" not in page and "111111111" not in page
+    for name in written:
+        text = (out / "feedback" / name).read_text()
+        assert "bob" not in text and "s3cr3t" not in text and "111111111" not in text
     unknown = run_grader(["feedback", str(out), "--student", "zed"])
     assert unknown.returncode == 2 and "no results for zed" in unknown.stderr

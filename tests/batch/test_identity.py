@@ -37,12 +37,12 @@ def test_students_alike_after_clean_up_and_groups_each_get_their_grade(
     done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert _csv(out / "gradebook.csv") == [
-        ["submission", "SID", "Email", "Name", "ex4", "total"],
-        ["submission_1", "", "", "a b", "80", "80"],
-        ["submission_2", "", "", "a_b", "33.33", "33.33"],
-        ["submission_3", "'" + FORMULAS[0], "", "'+cmd", "80", "80"],
-        ["submission_3", "'-2+3", "'@SUM(A1)", "Bo", "80", "80"],
-        ["submission_4", "", "", "a b", "33.33", "33.33"],
+        ["submission", "SID", "Email", "Name", "ex4", "total", "pending review"],
+        ["submission_1", "", "", "a b", "80", "80", ""],
+        ["submission_2", "", "", "a_b", "33.33", "33.33", ""],
+        ["submission_3", "'" + FORMULAS[0], "", "'+cmd", "80", "80", ""],
+        ["submission_3", "'-2+3", "'@SUM(A1)", "Bo", "80", "80", ""],
+        ["submission_4", "", "", "a b", "33.33", "33.33", ""],
     ]
     scores = _csv(out / "performance_scores.csv")
     assert scores[0] == ["submission", "SID", "Email", "Name", "ex4 performance"]
@@ -66,12 +66,12 @@ def test_names_like_formulas_are_quoted_in_every_csv_of_a_batch(
     done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert sorted(_csv(out / "gradebook.csv")[1:]) == [
-        ["'+cmd", "33.33", "33.33"],
-        ["'-2", "33.33", "33.33"],
-        ["'=1+1", "33.33", "33.33"],
-        ["'@SUM(A1)", "33.33", "33.33"],
-        ["alice", "80", "80"],
-        ["alice.zip", "33.33", "33.33"],  # not merged with the folder alice
+        ["'+cmd", "33.33", "33.33", ""],
+        ["'-2", "33.33", "33.33", ""],
+        ["'=1+1", "33.33", "33.33", ""],
+        ["'@SUM(A1)", "33.33", "33.33", ""],
+        ["alice", "80", "80", ""],
+        ["alice.zip", "33.33", "33.33", ""],  # not merged with the folder alice
     ]
     firsts = [row[0] for row in _csv(out / "performance_scores.csv")[1:]]
     assert sorted(firsts) == ["'+cmd", "'-2", "'=1+1", "'@SUM(A1)", "alice", "alice.zip"]

@@ -39,8 +39,10 @@ def _variant(name: str) -> str:
 
 def test_the_solutions_answers_pass_against_the_recorded_run() -> None:
     results = _grade(SOLUTION)
+    explanation = results.pop("answers explanation")
     assert {r.status for r in results.values()} == {"passed"}, results
-    assert sum(r.score for r in results.values()) == pytest.approx(80, abs=0.01)
+    assert sum(r.score for r in results.values()) == pytest.approx(70, abs=0.01)
+    assert explanation.status == "pending" and explanation.max_score == 10
     assert "12.6 MB" in results["answers DRAM and L2"].message
     assert "62.9 MB" in results["answers DRAM and L2"].message
 
@@ -94,8 +96,9 @@ def test_without_a_profile_the_measured_questions_are_skipped_and_the_rest_grade
 
 def test_on_the_cpu_backend_every_question_is_skipped_with_a_reason() -> None:
     results = _grade(SOLUTION, ProfileEvidence(None, "needs a GPU and Nsight Compute", 1024, None))
-    graded = [r for r in results.values() if r.max_score > 0]
+    graded = [r for r in results.values() if r.name != "answers explanation"]
     assert {r.status for r in graded} == {"skipped"}
+    assert results["answers explanation"].status == "pending"  # a person reads it on any machine
     assert results["answers DRAM and L2"].message.startswith("needs a GPU")
 
 

@@ -48,8 +48,8 @@ def test_the_summary_counts_scores_failures_and_errors() -> None:
 def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
     results = [_stored("ann", "passed", 15)]
     header, rows = gradebook(["ann", "bob"], ["ex4", "ex1"], results)
-    assert header == ["student", "ex4", "ex1", "total"]
-    assert rows == [["ann", "25", "", "25"], ["bob", "", "", "0"]]
+    assert header == ["student", "ex4", "ex1", "total", "pending review"]
+    assert rows == [["ann", "25", "", "25", ""], ["bob", "", "", "0", ""]]
     roster = {"ann": [_Person("1", "a@x", "Ann"), _Person("2", "", "Al")]}
     header, rows = performance_scores(["ann", "bob"], ["ex4"], results, roster)
     assert header == ["submission", "SID", "Email", "Name", "ex4 performance"]

@@ -1,7 +1,7 @@
 """The answers check: the student's answers file graded question by question against the
 evidence the grader measured in this run (the sweep's times and the probe launch for
-'tile_sweep', the profile's figures for 'profiling'), plus the free-text explanation kept for
-the instructor."""
+'tile_sweep', the profile's figures for 'profiling'), plus the free-text explanation, pending
+a person's review where the spec has a rubric."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ class AnswersCheck(Check):
             share = profile_question_share(answers)
             names = list(PROFILE_CHECK_NAMES)
         planned = [PlannedCheck(name, CheckKind.ANSWERS, share) for name in names]
-        return [*planned, PlannedCheck(EXPLANATION, CheckKind.ANSWERS, 0.0)]
+        worth = float(answers.review.points) if answers.review else 0.0
+        return [*planned, PlannedCheck(EXPLANATION, CheckKind.ANSWERS, worth)]
 
     def run(self, context: Context) -> Outcome:
         answers = context.spec.answers

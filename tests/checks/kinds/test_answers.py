@@ -21,8 +21,8 @@ def test_without_an_answers_file_each_question_fails_naming_the_file() -> None:
     assert [r.name for r in results] == [p.name for p in AnswersCheck().plan(EX2)]
     graded = [r for r in results if r.name != "answers explanation"]
     assert {r.status for r in graded} == {"failed"}
-    assert graded[0].message.startswith("no answers.yaml next to the kernel: 0 of 40 points")
-    assert results[-1].status == "skipped"
+    assert graded[0].message.startswith("no answers.yaml next to the kernel: 0 of 30 points")
+    assert results[-1].status == "failed" and results[-1].max_score == 10  # nothing to review
 
 
 def test_the_solution_s_answers_pass_what_can_be_judged_without_a_gpu() -> None:

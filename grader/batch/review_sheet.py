@@ -1,0 +1,132 @@
+"""The review sheet (`grader review --sheet` / `--record`): one exercise's written answers as a
+CSV that TAs fill in a spreadsheet, a row per answer and a column per rubric item, then read
+back as reviews. Every row is checked before any is recorded: a sheet with a mistake records
+nothing and says where each mistake is (file, line, column)."""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.batch.reviews import NOT_TICKED, TICKED, Review, Written
+from grader.csv_safe import safe_cell, write_csv
+from grader.errors import GraderError
+
+RUBRIC_ROW = "(rubric)"
+"""The first row under the header: what each item asks for, for whoever fills the sheet."""
+_FIXED = ("student", "exercise", "answer_id", "answer")
+
+
+def _column(item: str, points: float) -> str:
+    return f"{item} ({points:g})"
+
+
+def write_sheet(
+    path: Path,
+    exercise: str,
+    answers: Sequence[Written],
+    rubric: tuple[tuple[str, float, str], ...],
+) -> None:
+    """A new sheet (never over an existing file): mark an item's cell with x where the answer
+    earns it, 0 where it does not; a row left blank stays pending."""
+    if path.exists():
+        raise GraderError(f"{path}: already there; give a new file name (nothing is overwritten)")
+    if path.suffix != ".csv":
+        raise GraderError(f"{path}: the review sheet is a .csv")
+    header = [*_FIXED, *(_column(i, p) for i, p, _ in rubric), "comment"]
+    rows: list[list[str | float | None]] = [
+        [
+            RUBRIC_ROW,
+            exercise,
+            "",
+            "mark x where the answer says it",
+            *(s for _, _, s in rubric),
+            "",
+        ]
+    ]
+    rows += [
+        [a.student, exercise, a.digest[:12], a.text, *("" for _ in rubric), ""] for a in answers
+    ]
+    write_csv(path, header, rows)
+
+
+def read_sheet(
+    path: Path,
+    exercise: str,
+    answers: Sequence[Written],
+    rubric: tuple[tuple[str, float, str], ...],
+    reviewer: str,
+) -> tuple[list[Review], int]:
+    """The reviews a filled sheet gives, and how many rows it leaves blank (pending); a
+    GraderError listing every mistake, one per line, where there is any."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            table = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise GraderError(f"{path}: cannot read the sheet ({exc})") from None
+    expected = [*_FIXED, *(_column(i, p) for i, p, _ in rubric), "comment"]
+    if not table or [c.strip() for c in table[0]] != expected:
+        raise GraderError(
+            f"{path}:1: the header is not {exercise}'s review sheet ({', '.join(expected)}): "
+            "write one with `grader review OUT --exercise EX --sheet FILE.csv`"
+        )
+    by_student = {str(safe_cell(a.student)): a for a in answers}
+    by_student.update({a.student: a for a in answers})  # as a spreadsheet may save it back
+    seen: dict[str, int] = {}
+    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    reviews: list[Review] = []
+    blank = 0
+    mistakes: list[str] = []
+    for line, row in enumerate(table[1:], start=2):
+        if not any(cell.strip() for cell in row) or (row and row[0] == RUBRIC_ROW):
+            continue
+        where = f"{path}:{line}"
+        if len(row) != len(expected):
+            mistakes.append(f"{where}: {len(row)} cells, expected {len(expected)}")
+            continue
+        student, row_exercise, answer_id = row[0], row[1].strip(), row[2].strip()
+        cells, comment = row[4:-1], row[-1].strip()
+        found = by_student.get(student)
+        if row_exercise != exercise:
+            mistakes.append(f"{where}: exercise {row_exercise!r}, but this sheet is {exercise}'s")
+            continue
+        if found is None:
+            mistakes.append(f"{where}: {student!r} has no answer to review in this batch")
+            continue
+        if found.student in seen:
+            mistakes.append(f"{where}: {student} is on line {seen[found.student]} already")
+            continue
+        seen[found.student] = line
+        if not found.digest.startswith(answer_id) or not answer_id:
+            mistakes.append(
+                f"{where}: {student}'s answer changed since this sheet was written "
+                "(answer_id differs): write a new sheet for it"
+            )
+            continue
+        if not any(c.strip() for c in cells) and not comment:
+            blank += 1
+            continue
+        ticked: list[str] = []
+        for (item, _, _), cell in zip(rubric, cells, strict=True):
+            mark = cell.strip().lower()
+            if mark in TICKED:
+                ticked.append(item)
+            elif mark not in NOT_TICKED:
+                mistakes.append(
+                    f"{where}: column {_column(item, _points(rubric, item))}: {cell!r}: "
+                    "mark x where the answer earns the item, 0 or nothing where not"
+                )
+        reviews.append(
+            Review(student=found.student, exercise=exercise, answer_sha256=found.digest,
+                   ticked=tuple(ticked), rubric=rubric, comment=comment, reviewer=reviewer,
+                   reviewed_at=now)
+        )  # fmt: skip
+    if mistakes:
+        raise GraderError("\n".join([*mistakes, f"{path}: nothing recorded; mend and run again"]))
+    return reviews, blank
+
+
+def _points(rubric: tuple[tuple[str, float, str], ...], item: str) -> float:
+    return next(p for i, p, _ in rubric if i == item)

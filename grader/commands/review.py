@@ -1,0 +1,173 @@
+"""`grader review OUT [--exercise EX] [--student S] [--again] [--sheet F.csv | --record F.csv |
+--status]`: a person grades the written answers of a batch with each exercise's rubric (its spec's
+answers.review), at the terminal one answer at a time, or through a CSV sheet that TAs fill in.
+Each review is recorded as it is given (grader/batch/reviews.py): stopping anywhere keeps them,
+and running again goes on with the answers still pending."""
+
+from __future__ import annotations
+
+import getpass
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from grader.batch.review_sheet import read_sheet, write_sheet
+from grader.batch.reviews import Review, Written, parse_ticks, rubric_of, written_answer
+from grader.batch.store import ResultStore
+from grader.course import Course
+from grader.errors import EXIT_OK, GraderError
+from grader.report.review import (
+    PROMPT_COMMENT,
+    PROMPT_ITEMS,
+    Rubric,
+    answer_panel,
+    pending_lines,
+    recorded_line,
+)
+
+Key = tuple[str, str, str]
+
+
+class _StoppedError(Exception):
+    """The reviewer stopped (q, end of input)."""
+
+
+def run(
+    *,
+    course: Course,
+    out: Path,
+    exercises: Sequence[str] = (),
+    students: Sequence[str] = (),
+    again: bool = False,
+    sheet: Path | None = None,
+    record: Path | None = None,
+    status: bool = False,
+    reviewer: str | None = None,
+) -> int:
+    rubrics = {
+        e.id: rubric_of(e.spec.answers.review)
+        for e in course.exercises
+        if e.spec.answers is not None and e.spec.answers.review is not None
+    }
+    chosen = [course.find(key).id for key in exercises] or list(rubrics)
+    for exercise in chosen:
+        if exercise not in rubrics:
+            raise GraderError(
+                f"{exercise}: its spec has no rubric (answers.review): nothing to review"
+            )
+    if (sheet or record) and len(chosen) != 1:
+        raise GraderError("a review sheet is one exercise's: give --exercise")
+    who = reviewer or getpass.getuser()
+    store = ResultStore.of_batch(out)
+    try:
+        answers = _answers(store, chosen, students, out)
+        done = store.reviews()
+        if sheet is not None:
+            todo = [a for a in answers if again or _key(a) not in done]
+            write_sheet(sheet, chosen[0], todo, rubrics[chosen[0]])
+            print(f"review sheet: {sheet}: {len(todo)} answer(s) of {chosen[0]} to review")
+            return EXIT_OK
+        if record is not None:
+            reviews, blank = read_sheet(record, chosen[0], answers, rubrics[chosen[0]], who)
+            for review in reviews:
+                store.record_review(review)
+            print(f"{record}: {len(reviews)} review(s) recorded, {blank} row(s) left blank")
+        elif not status:
+            _at_the_terminal(store, answers, done, rubrics, who, again)
+        counts = _counts(answers, store.reviews(), chosen)
+    finally:
+        store.close()
+    for line in pending_lines(counts, str(out)):
+        print(line)
+    return EXIT_OK
+
+
+def _key(written: Written) -> Key:
+    return (written.student, written.exercise, written.digest)
+
+
+def _answers(
+    store: ResultStore, chosen: Sequence[str], students: Sequence[str], out: Path
+) -> list[Written]:
+    found = [
+        written
+        for result in store.latest(reviewed=False)
+        if (written := written_answer(result.student, result.report)) is not None
+        and written.exercise in chosen
+    ]
+    if students:
+        unknown = sorted(set(students) - {w.student for w in found})
+        if unknown:
+            raise GraderError(f"{out}: no written answer to review from {', '.join(unknown)}")
+        found = [w for w in found if w.student in students]
+    return found
+
+
+def _counts(
+    answers: Sequence[Written], done: dict[Key, Review], chosen: Sequence[str]
+) -> list[tuple[str, int, int]]:
+    counts = []
+    for exercise in chosen:
+        mine = [a for a in answers if a.exercise == exercise]
+        reviewed = sum(1 for a in mine if _key(a) in done)
+        counts.append((exercise, reviewed, len(mine) - reviewed))
+    return counts
+
+
+def _at_the_terminal(
+    store: ResultStore,
+    answers: Sequence[Written],
+    done: dict[Key, Review],
+    rubrics: dict[str, Rubric],
+    reviewer: str,
+    again: bool,
+) -> None:
+    """One answer after another; each review recorded at once. q or the end of input stops."""
+    console = Console(highlight=False)
+    todo = [a for a in answers if again or _key(a) not in done]
+    for index, written in enumerate(todo, start=1):
+        rubric = rubrics[written.exercise]
+        earlier = done.get(_key(written))
+        before = (earlier.ticked, earlier.points, earlier.comment) if earlier else None
+        console.print(
+            answer_panel(
+                (written.exercise, written.student), written.text, rubric,
+                (index, len(todo)), before,
+            )
+        )  # fmt: skip
+        try:
+            ticked = _ask_items(console, rubric)
+            if ticked is None:
+                continue
+            comment = input(PROMPT_COMMENT).strip()
+        except (_StoppedError, EOFError):
+            console.print("stopped: every review given so far is recorded")
+            return
+        review = Review(
+            student=written.student, exercise=written.exercise, answer_sha256=written.digest,
+            ticked=ticked, rubric=rubric, comment=comment, reviewer=reviewer,
+            reviewed_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )  # fmt: skip
+        store.record_review(review)
+        console.print(
+            recorded_line(review.exercise, review.student, review.points, review.max_points)
+        )
+
+
+def _ask_items(console: Console, rubric: Rubric) -> tuple[str, ...] | None:
+    """The items the reviewer gives; None to skip this answer; _StoppedError to stop."""
+    while True:
+        typed = input(PROMPT_ITEMS).strip()
+        if typed.lower() in ("q", "quit"):
+            raise _StoppedError
+        if typed.lower() in ("s", "skip"):
+            return None
+        if not typed:
+            console.print("type the items the answer earns, 'none', s to skip or q to stop")
+            continue
+        try:
+            return parse_ticks(typed, rubric)
+        except ValueError as exc:
+            console.print(str(exc), markup=False)

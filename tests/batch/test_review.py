@@ -1,0 +1,226 @@
+"""`grader review`: written answers graded by a person with the spec's rubric, at the terminal or
+through a CSV sheet; each review kept in the batch's store, merged into the gradebook and the
+feedback; an answer nobody reviewed is pending, never 0, and a changed answer is pending again."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from grader.batch.reviews import parse_ticks, rubric_of
+from grader.batch.store import ResultStore
+from grader.checks.answers import explanation_result
+from grader.course import load_course
+from grader.errors import GraderError
+from grader.report.gradescope import results_json
+from grader.results import CheckResult, DeviceInfo, Report
+from grader.spec import load_spec
+from tests.conftest import ROOT, run_grader
+
+EX3 = load_course(ROOT).find("ex3")
+assert EX3.spec.answers is not None and EX3.spec.answers.review is not None
+REVIEW = EX3.spec.answers.review
+RUBRIC = rubric_of(REVIEW)
+
+
+def _report(answer: str) -> Report:
+    checks = [
+        CheckResult("compile", "compile", "passed", 90, 90, "built"),
+        explanation_result(answer, REVIEW),
+    ]
+    return Report("ex3", "Profiling", "kernel.cu", 7, DeviceInfo("cpu", "CPU"), checks)
+
+
+def _batch(out: Path, answers: dict[str, str]) -> None:
+    store = ResultStore(out / "results.sqlite")
+    for student, text in answers.items():
+        store.record("run", student, "ex3", f"{student}:{text}", _report(text))
+    store.close()
+
+
+def _latest(out: Path) -> dict[str, dict[str, object]]:
+    store = ResultStore.of_batch(out)
+    try:
+        return {r.student: r.report for r in store.latest()}
+    finally:
+        store.close()
+
+
+def _explanation(report: dict[str, object]) -> dict[str, object]:
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    return next(c for c in checks if c["name"] == "answers explanation")
+
+
+def test_an_answer_not_reviewed_is_pending_in_every_output_never_zero(tmp_path: Path) -> None:
+    report = _report("The matrices fit in L2.")
+    assert report.passed and report.score == 90 and report.pending == 10
+    assert report.to_json()["pending"] == 10
+    from grader.report.markdown import render_markdown
+
+    markdown = render_markdown(report)
+    assert "90/100 points (10 pending review)" in markdown
+    assert "| answers explanation | PENDING | ?/10 |" in markdown
+    [_, test] = results_json([report])["tests"]
+    assert "status" not in test and test["max_score"] == 0  # a manual question on Gradescope
+    assert test["name"].endswith("(graded by hand)") and "The matrices fit in L2." in test["output"]
+
+
+def test_an_empty_explanation_is_lost_not_pending() -> None:
+    result = explanation_result("  ", REVIEW)
+    assert result.status == "failed" and result.score == 0 and result.max_score == 10
+    assert "none given" in result.message
+
+
+def test_reviews_at_the_terminal_are_recorded_one_by_one_and_merged(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A, B and C fit in L2.", "bob": "Tiling helps.", "cy": "L1 loads drop."})
+    # alice earns items 1 and 3 with a comment; bob: a word that is no item, then none; then stop
+    typed = "1 where_time_goes\nGood on L2.\nmaybe\nnone\n\nq\n"
+    done = run_grader(["review", str(out), "--reviewer", "ta1"], typed=typed)
+    assert done.returncode == 0, done.stderr
+    assert "recorded: alice, ex3: 7/10" in done.stdout
+    assert "'maybe' is not an item" in done.stdout
+    assert "recorded: bob, ex3: 0/10" in done.stdout
+    assert "stopped: every review given so far is recorded" in done.stdout
+    assert "ex3: 2 reviewed, 1 pending" in done.stdout and f"grader review {out}" in done.stdout
+    latest = _latest(out)
+    alice = _explanation(latest["alice"])
+    assert alice["status"] == "passed" and alice["score"] == 7
+    assert "+ 4 l2_fits" in str(alice["message"]) and "- 3 reuse_shows" in str(alice["message"])
+    assert "comment: Good on L2." in str(alice["message"])
+    assert latest["alice"]["score"] == 97 and latest["alice"]["pending"] == 0
+    assert _explanation(latest["cy"])["status"] == "pending"
+    # going on shows only what is pending: cy
+    again = run_grader(["review", str(out)], typed="all\n\n")
+    assert "cy (1 of 1)" in again.stdout and "recorded: cy, ex3: 10/10" in again.stdout
+    assert "ex3: 3 reviewed, 0 pending" in again.stdout
+
+
+def test_the_gradebook_and_feedback_show_reviews_and_pending_ones(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A, B and C fit in L2.", "bob": "Tiling helps."})
+    reviewing = ["review", str(out), "--student", "alice", "--reviewer", "Tom Ta"]
+    assert run_grader(reviewing, typed="1\n\n").returncode == 0
+    target = tmp_path / "term.csv"
+    done = run_grader(["gradebook", str(out), "--to", str(target)])
+    assert done.returncode == 0, done.stderr
+    assert "not final: 1 written answer(s) of ex3 await review" in done.stdout
+    rows = {r[0]: r for r in csv.reader(target.read_text().splitlines())}
+    header = rows["student"]
+    assert header[-2:] == ["total", "pending review"]
+    assert rows["alice"][header.index("ex3")] == "94" and rows["alice"][-1] == ""
+    assert rows["bob"][header.index("ex3")] == "90" and rows["bob"][-1] == "ex3 (10 points)"
+    feedback = run_grader(["feedback", str(out)])
+    assert feedback.returncode == 0, feedback.stderr
+    assert "1 result(s) hold written answers pending review" in feedback.stdout
+    alice = (out / "feedback/alice.md").read_text()
+    assert "94/100 points." in alice and "reviewed: 4/10" in alice
+    assert "Tom Ta" not in alice  # who reviewed stays with the instructor
+    bob = (out / "feedback/bob.md").read_text()
+    assert "90/100 points (10 pending review)" in bob and "alice" not in bob
+    assert json.loads((out / "feedback/bob.json").read_text())
+
+
+def test_a_changed_answer_is_pending_again_and_the_same_text_keeps_its_review(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "first", "bob": "same"})
+    assert run_grader(["review", str(out)], typed="all\n\nall\n\n").returncode == 0
+    _batch(out, {"alice": "second", "bob": "same"})  # both resubmit; only alice's text changed
+    latest = _latest(out)
+    assert _explanation(latest["alice"])["status"] == "pending"
+    assert _explanation(latest["bob"])["status"] == "passed"
+    status = run_grader(["review", str(out), "--status"])
+    assert "ex3: 1 reviewed, 1 pending" in status.stdout
+
+
+def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A", "bob": "B", "=cmd()": "C"})
+    sheet = tmp_path / "ex3.csv"
+    done = run_grader(["review", str(out), "--exercise", "ex3", "--sheet", str(sheet)])
+    assert done.returncode == 0, done.stderr
+    assert "3 answer(s) of ex3 to review" in done.stdout
+    rows = list(csv.reader(sheet.read_text().splitlines()))
+    assert rows[0][:4] == ["student", "exercise", "answer_id", "answer"]
+    assert rows[0][4:] == ["l2_fits (4)", "reuse_shows (3)", "where_time_goes (3)", "comment"]
+    assert rows[1][0] == "(rubric)" and "L2 cache" in rows[1][4]
+    assert rows[2][:2] == ["'=cmd()", "ex3"]  # no formula runs in a TA's spreadsheet
+    again = run_grader(["review", str(out), "--exercise", "ex3", "--sheet", str(sheet)])
+    assert again.returncode == 2 and "already there" in again.stderr  # never overwritten
+    by_name = {r[0]: r for r in rows[2:]}
+    by_name["alice"][4:8] = ["x", "", "X", "clear"]
+    by_name["'=cmd()"][4:8] = ["0", "0", "0", ""]
+    _write(sheet, [rows[0], rows[1], *by_name.values()])
+    done = run_grader(["review", str(out), "--exercise", "ex3", "--record", str(sheet)])
+    assert done.returncode == 0, done.stderr
+    assert "2 review(s) recorded, 1 row(s) left blank" in done.stdout
+    assert "ex3: 2 reviewed, 1 pending" in done.stdout
+    latest = _latest(out)
+    assert _explanation(latest["alice"])["score"] == 7
+    assert _explanation(latest["=cmd()"])["score"] == 0
+    assert _explanation(latest["bob"])["status"] == "pending"
+
+
+def test_a_sheet_with_a_mistake_records_nothing_and_says_where(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A", "bob": "B"})
+    sheet = tmp_path / "ex3.csv"
+    run_grader(["review", str(out), "--exercise", "ex3", "--sheet", str(sheet)])
+    rows = list(csv.reader(sheet.read_text().splitlines()))
+    rows[2][4] = "x"
+    rows[3][5] = "maybe"
+    _write(sheet, rows)
+    _batch(out, {"alice": "A, changed after the sheet"})
+    done = run_grader(["review", str(out), "--exercise", "ex3", "--record", str(sheet)])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{sheet}:3: alice's answer changed since this sheet was written" in done.stderr
+    assert f"{sheet}:4: column reuse_shows (3): 'maybe'" in done.stderr
+    assert "nothing recorded" in done.stderr
+    assert all(_explanation(r)["status"] == "pending" for r in _latest(out).values())
+
+
+def test_review_refuses_what_it_cannot_do_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A"})
+    cases = [
+        (["review", str(tmp_path)], "no results.sqlite here"),
+        (["review", str(out), "--exercise", "ex4"], "ex4: its spec has no rubric"),
+        (["review", str(out), "--student", "zed"], "no written answer to review from zed"),
+        (["review", str(out), "--exercise", "ex3", "--record", str(tmp_path / "no.csv")],
+         "cannot read the sheet"),
+    ]  # fmt: skip
+    for args, message in cases:
+        done = run_grader(args)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_typed_items_are_numbers_or_ids() -> None:
+    assert parse_ticks("3, l2_fits", RUBRIC) == ("l2_fits", "where_time_goes")
+    assert parse_ticks("all", RUBRIC) == tuple(i for i, _, _ in RUBRIC)
+    assert parse_ticks("none", RUBRIC) == ()
+    with pytest.raises(ValueError, match="'4' is not an item: give numbers 1-3"):
+        parse_ticks("1 4", RUBRIC)
+
+
+def test_a_rubric_that_does_not_add_up_is_refused_with_its_place(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    text = (ROOT / "exercises/ex3-profiling/spec.yaml").read_text()
+    spec.write_text(
+        text.replace(
+            "      - id: l2_fits\n        points: 4", "      - id: l2_fits\n        points: 5"
+        )
+    )
+    with pytest.raises(GraderError, match=r"answers\.review.*add up to 11, not points \(10\)"):
+        load_spec(spec)
+
+
+def _write(path: Path, rows: list[list[str]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
