@@ -15,7 +15,7 @@ from pydantic import (
 
 from grader.errors import GraderError
 from grader.schema_errors import parse_document
-from grader.spec import ExerciseSpec, SpecModel, load_spec
+from grader.spec import ExerciseSpec, Rubric, SpecModel, load_spec
 from grader.yaml_source import read_yaml
 
 _EXERCISE_ID = re.compile(r"^ex[0-9]+$")
@@ -108,6 +108,8 @@ class Exercise:
     spec: ExerciseSpec
     directory: Path
     solution_directory: Path
+    rubric: Rubric | None = None
+    """The written answer's rubric (answers.review), where the solutions are here."""
 
     @property
     def stub(self) -> Path:
@@ -143,6 +145,24 @@ class Course:
         )
 
 
+def _rubric(spec: ExerciseSpec, spec_file: Path, solutions: Path) -> Rubric | None:
+    """The rubric of the spec's reviewed answer, checked to add up to its points; None where
+    there is none, or no solutions folder (a student's copy of the course)."""
+    review = spec.answers.review if spec.answers else None
+    if review is None or not solutions.is_dir():
+        return None
+    path = solutions / review.rubric
+    if not path.is_file():
+        raise GraderError(f"{spec_file}: answers.review: its rubric {path} not found")
+    rubric = parse_document(read_yaml(path), Rubric)
+    if rubric.points != review.points:
+        raise GraderError(
+            f"{path}: the items add up to {rubric.points:g}, not the {review.points} points of "
+            f"answers.review in {spec_file}"
+        )
+    return rubric
+
+
 def load_course(root: Path) -> Course:
     """Load course.yaml under `root` and every exercise's spec, checking they agree."""
     course_file = root / "course.yaml"
@@ -166,6 +186,7 @@ def load_course(root: Path) -> Course:
                 f"{where}: exercise {entry.id} is worth {entry.points} points here but its spec "
                 f"{spec_file} adds up to {spec.max_score}"
             )
+        solutions = root / "solutions" / entry.dir
         exercises.append(
             Exercise(
                 id=entry.id,
@@ -174,7 +195,8 @@ def load_course(root: Path) -> Course:
                 points=entry.points,
                 spec=spec,
                 directory=directory,
-                solution_directory=root / "solutions" / entry.dir,
+                solution_directory=solutions,
+                rubric=_rubric(spec, spec_file, solutions),
             )
         )
     if course.deadlines is not None:

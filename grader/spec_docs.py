@@ -24,6 +24,7 @@ from grader.spec import (
     PerformanceSpec,
     ProfileSpec,
     ReviewSpec,
+    Rubric,
     RubricItem,
     SweepSpec,
     ThresholdSpec,
@@ -49,7 +50,8 @@ _SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("spec.yaml: profile", ProfileSpec),
     ("spec.yaml: answers", AnswersSpec),
     ("spec.yaml: answers.review", ReviewSpec),
-    ("spec.yaml: answers.review.rubric[]", RubricItem),
+    ("solutions/EXERCISE/rubric.yaml", Rubric),
+    ("solutions/EXERCISE/rubric.yaml: items[]", RubricItem),
 )
 """Every model of course.yaml and spec.yaml, under the keys where it is found
 (tests/test_spec_docs.py checks that none is left out)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from grader.checks.answers import EXPLANATION
 from grader.results import REVIEWED, CheckResult, CheckStatus, Report
-from grader.spec import ReviewSpec
+from grader.spec import Rubric
 
 REVIEWS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS reviews (
@@ -83,8 +83,8 @@ class Review:
         )
 
 
-def rubric_of(review: ReviewSpec) -> tuple[tuple[str, float, str], ...]:
-    return tuple((item.id, item.points, " ".join(item.says.split())) for item in review.rubric)
+def rubric_of(rubric: Rubric) -> tuple[tuple[str, float, str], ...]:
+    return tuple((item.id, item.points, " ".join(item.says.split())) for item in rubric.items)
 
 
 @dataclass(frozen=True)

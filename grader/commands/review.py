@@ -46,16 +46,13 @@ def run(
     status: bool = False,
     reviewer: str | None = None,
 ) -> int:
-    rubrics = {
-        e.id: rubric_of(e.spec.answers.review)
-        for e in course.exercises
-        if e.spec.answers is not None and e.spec.answers.review is not None
-    }
+    rubrics = {e.id: rubric_of(e.rubric) for e in course.exercises if e.rubric is not None}
     chosen = [course.find(key).id for key in exercises] or list(rubrics)
     for exercise in chosen:
         if exercise not in rubrics:
             raise GraderError(
-                f"{exercise}: its spec has no rubric (answers.review): nothing to review"
+                f"{exercise}: no rubric (the spec's answers.review, its file in solutions/): "
+                "nothing to review"
             )
     if (sheet or record) and len(chosen) != 1:
         raise GraderError("a review sheet is one exercise's: give --exercise")

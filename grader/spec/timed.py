@@ -119,22 +119,34 @@ class RubricItem(SpecModel):
 
 
 class ReviewSpec(SpecModel):
-    """The free-text explanation graded by a person (`grader review`), with a rubric: the answer
-    earns the points of each item the reviewer ticks. Until then it is pending, never 0."""
+    """The free-text explanation graded by a person (`grader review`) with a rubric: the answer
+    earns the points of each item the reviewer ticks; until then it is pending, never 0. The
+    rubric lives with the solutions (instructors only): it tells what a good answer says."""
 
     points: int = Field(ge=1, description="The explanation's points: the rubric's items' sum.")
-    rubric: list[RubricItem] = Field(min_length=1, description="The items, in reading order.")
+    rubric: str = Field(
+        "rubric.yaml",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\.yaml$",
+        description="The rubric's file in the exercise's solutions folder (never released).",
+    )
+
+
+class Rubric(SpecModel):
+    """A rubric file (solutions/EXERCISE/rubric.yaml): the items of a written answer."""
+
+    items: list[RubricItem] = Field(min_length=1, description="The items, in reading order.")
 
     @model_validator(mode="after")
-    def _rubric_adds_up(self) -> ReviewSpec:
-        ids = [item.id for item in self.rubric]
+    def _ids_once(self) -> Rubric:
+        ids = [item.id for item in self.items]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
-            raise ValueError(f"rubric: the id {twice[0]!r} is given twice")
-        total = round(sum(item.points for item in self.rubric), 6)
-        if total != self.points:
-            raise ValueError(f"rubric: the items add up to {total:g}, not points ({self.points})")
+            raise ValueError(f"the id {twice[0]!r} is given twice")
         return self
+
+    @property
+    def points(self) -> float:
+        return round(sum(item.points for item in self.items), 6)
 
 
 class AnswersSpec(SpecModel):

@@ -17,13 +17,13 @@ from grader.course import load_course
 from grader.errors import GraderError
 from grader.report.gradescope import results_json
 from grader.results import CheckResult, DeviceInfo, Report
-from grader.spec import load_spec
 from tests.conftest import ROOT, run_grader
 
 EX3 = load_course(ROOT).find("ex3")
 assert EX3.spec.answers is not None and EX3.spec.answers.review is not None
 REVIEW = EX3.spec.answers.review
-RUBRIC = rubric_of(REVIEW)
+assert EX3.rubric is not None
+RUBRIC = rubric_of(EX3.rubric)
 
 
 def _report(answer: str) -> Report:
@@ -190,7 +190,7 @@ def test_review_refuses_what_it_cannot_do_in_one_line(tmp_path: Path) -> None:
     _batch(out, {"alice": "A"})
     cases = [
         (["review", str(tmp_path)], "no results.sqlite here"),
-        (["review", str(out), "--exercise", "ex4"], "ex4: its spec has no rubric"),
+        (["review", str(out), "--exercise", "ex4"], "ex4: no rubric"),
         (["review", str(out), "--student", "zed"], "no written answer to review from zed"),
         (["review", str(out), "--exercise", "ex3", "--record", str(tmp_path / "no.csv")],
          "cannot read the sheet"),
@@ -209,16 +209,28 @@ def test_typed_items_are_numbers_or_ids() -> None:
         parse_ticks("1 4", RUBRIC)
 
 
-def test_a_rubric_that_does_not_add_up_is_refused_with_its_place(tmp_path: Path) -> None:
-    spec = tmp_path / "spec.yaml"
-    text = (ROOT / "exercises/ex3-profiling/spec.yaml").read_text()
-    spec.write_text(
-        text.replace(
-            "      - id: l2_fits\n        points: 4", "      - id: l2_fits\n        points: 5"
-        )
-    )
-    with pytest.raises(GraderError, match=r"answers\.review.*add up to 11, not points \(10\)"):
-        load_spec(spec)
+def test_a_rubric_that_does_not_add_up_is_refused_naming_both_files(course_copy: Path) -> None:
+    rubric = course_copy / "solutions/ex3-profiling/rubric.yaml"
+    rubric.write_text(rubric.read_text().replace("points: 4", "points: 5"))
+    with pytest.raises(
+        GraderError, match=r"rubric\.yaml: the items add up to 11, not the 10 points"
+    ):
+        load_course(course_copy)
+    rubric.unlink()
+    with pytest.raises(GraderError, match=r"answers\.review: its rubric .*rubric\.yaml not found"):
+        load_course(course_copy)
+
+
+def test_the_rubric_is_not_in_the_students_copy_and_their_check_still_counts_its_points(
+    tmp_path: Path,
+) -> None:
+    student = tmp_path / "student"
+    assert run_grader(["release", str(student)]).returncode == 0
+    assert not (student / "solutions").exists()
+    assert "l2_fits" not in "".join(p.read_text() for p in student.rglob("*.yaml"))
+    course = load_course(student)
+    ex3 = course.find("ex3")
+    assert ex3.rubric is None and ex3.spec.max_score == 100
 
 
 def _write(path: Path, rows: list[list[str]]) -> None:
