@@ -1,9 +1,10 @@
-"""grade(exercise, source) -> Report: one trip through an isolated child and back."""
+"""grade(exercise, source) -> Report: one trip through isolated children and back; in a batch
+on GPU lanes, in two parts (start_grading, then Deferred.finish once the lane is free)."""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import sandbox
@@ -11,7 +12,7 @@ from grader.bounded_read import read_bounded
 from grader.checks.registry import checks_for, plan
 from grader.course import Exercise
 from grader.errors import GraderError
-from grader.isolation import Progress, run_isolated
+from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
 from grader.results import Report
@@ -64,6 +65,49 @@ def grade(
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict (the rest
     skipped after the first that fails, with `first_failure_stops`)."""
+    started = start_grading(
+        exercise, source, seed=seed, backend=backend, keep_dir=keep_dir, answers=answers,
+        env=env, first_failure_stops=first_failure_stops, progress=progress,
+        selection=selection,
+    )  # fmt: skip
+    return started if isinstance(started, Report) else started.finish()
+
+
+@dataclass
+class Deferred:
+    """A grading stopped before the checks that take the GPU alone (`defer_timing`): a batch
+    lane runs every correctness check first; `finish` runs the rest, as grade would have."""
+
+    exercise: Exercise
+    source: KernelSource
+    job: Job
+    graded: Graded
+    progress: Progress
+
+    def finish(self) -> Report:
+        planned = plan(self.exercise.spec)
+        job = replace(self.job, defer_timing=False)
+        limit = self.exercise.spec.time_limit_s
+        graded = advance(job, planned, limit, progress=self.progress, so_far=self.graded)
+        return _report(self.exercise, self.source, self.job, graded)
+
+
+def start_grading(
+    exercise: Exercise,
+    source: KernelSource,
+    *,
+    seed: int | None = None,
+    backend: str = "auto",
+    keep_dir: Path | None = None,
+    answers: Path | None = None,
+    env: dict[str, str] | None = None,
+    first_failure_stops: bool = False,
+    progress: Progress = lambda what: None,
+    selection: str = "",
+    defer_timing: bool = False,
+) -> Report | Deferred:
+    """grade's first part: the report where the grading is complete, else (with `defer_timing`,
+    stopped before its timed checks) what `Deferred.finish` goes on from."""
     seed = new_seed() if seed is None else seed
     if selection:
         parse_selection(selection)  # a bad expression is one line before anything runs
@@ -84,14 +128,23 @@ def grade(
         env=dict(env or {}),
         first_failure_stops=first_failure_stops,
         selection=selection,
+        defer_timing=defer_timing,
     )
-    device, checks, stages = run_isolated(job, plan(spec), spec.time_limit_s, progress=progress)
-    if backend in ("gpu", "cpu") and device.backend != backend:
+    graded = advance(job, plan(spec), spec.time_limit_s, progress=progress)
+    if graded.deferred:
+        return Deferred(exercise, source, job, graded, progress)
+    return _report(exercise, source, job, graded)
+
+
+def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) -> Report:
+    spec = exercise.spec
+    device, checks, stages = finish(graded, plan(spec))
+    if job.backend in ("gpu", "cpu") and device.backend != job.backend:
         # asked for a backend that is not there: no verdict, rather than one from the checks
         # that could run without it (compile alone would "pass" a stub)
         raise GraderError(
-            f"--backend {backend}: not usable here: {device.detail or device.name}"
-            + ("; --backend cpu runs the kernels on the CPU" if backend == "gpu" else "")
+            f"--backend {job.backend}: not usable here: {device.detail or device.name}"
+            + ("; --backend cpu runs the kernels on the CPU" if job.backend == "gpu" else "")
         )
     hints: list[str] = []
     for check in checks_for(spec):
@@ -104,7 +157,7 @@ def grade(
         exercise=exercise.id,
         title=exercise.title,
         source=readable_locations(source.display_name),
-        seed=seed,
+        seed=job.seed,
         device=device,
         checks=checks,
         hints=hints,

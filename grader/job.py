@@ -36,6 +36,9 @@ class Job:
     """After the first result that fails (or errs), nothing else runs (`grader check -x`)."""
     selection: str = ""
     """`grader check -k EXPR`: only the results whose names it matches run ('' for all)."""
+    defer_timing: bool = False
+    """Stop before the first check that takes the GPU alone (exit EXIT_TIMING_DEFERRED): a
+    batch lane runs every correctness check first, then the timed ones, none waiting on another."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from grader.backends.base import Backend
-from grader.checks.base import Check, Context, Emit, Exit, Halt
+from grader.checks.base import EXIT_TIMING_DEFERRED, Check, Context, Emit, Exit, Halt
 from grader.checks.registry import checks_for, plan
 from grader.events import DeviceEvent
 from grader.job import Job
@@ -79,6 +79,16 @@ def _running(context: Context, checks: list[Check]) -> set[str]:
     return running
 
 
+def _deferred(check: Check, context: Context) -> bool:
+    """Whether the job leaves `check` for later (Job.defer_timing): it would take the GPU alone
+    and time something (a kernel that failed a check is not timed)."""
+    if not (check.takes_gpu_alone and context.job.defer_timing):
+        return False
+    backend = context.backend
+    left = [p for p in check.plan(context.spec) if not context.done(p.name)]
+    return bool(left) and backend is not None and backend.times_kernels and not context.any_failed
+
+
 def run_checks(context: Context) -> int:
     """Every check of the exercise in order; returns the child's exit code."""
     context.emit(DeviceEvent(device=context.device))
@@ -95,6 +105,8 @@ def run_checks(context: Context) -> int:
             outcome: Halt | Exit | None = context.stopping
         elif check.uses_device and context.backend is None:
             outcome = Halt(f"not run: {context.device.detail}")
+        elif _deferred(check, context):
+            return EXIT_TIMING_DEFERRED
         else:
             outcome = check.run(context)
         if isinstance(outcome, Exit):

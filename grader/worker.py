@@ -15,7 +15,7 @@ import sys
 from typing import BinaryIO
 
 from grader.backends.base import Backend
-from grader.checks.base import Emit
+from grader.checks.base import EXIT_TIMING_DEFERRED, Emit
 from grader.children import SERVE_FLAG
 from grader.events import Event, FinishedEvent, encode, read_frame
 from grader.job import Job
@@ -35,7 +35,8 @@ def serve(jobs: BinaryIO, emit: Emit, opened: tuple[Backend | None, DeviceInfo])
         code = execute(job, emit, opened, close=False)
         os.environ.clear()
         os.environ.update(environ)
-        reusable = code == 0 and backend is not None and backend.recycle()
+        clean = code in (0, EXIT_TIMING_DEFERRED)
+        reusable = clean and backend is not None and backend.recycle()
         emit(FinishedEvent(code=code, reusable=reusable))
         if not reusable:
             return code

@@ -5,6 +5,7 @@ here; the real worker on the CPU backend at the end, and on a GPU in tests/test_
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from grader.checks.base import PlannedCheck
 from grader.children import serving
 from grader.course import load_course
 from grader.grading import grade
-from grader.isolation import run_isolated
+from grader.isolation import advance, run_isolated
 from grader.job import Job
 from grader.results import CheckKind
 from grader.source import read_source
@@ -49,7 +50,12 @@ while True:
             os._exit(134)
         if i == 1 and mode == "hang":
             time.sleep(3600)
+        if i == 1 and job.get("defer_timing"):  # check 1 stands for a timed check
+            break
         send(result(name, f"pid {os.getpid()} found {left}"))
+    if job.get("defer_timing") and "check 1" not in job["done"]:
+        send({"event": "finished", "code": 4, "reusable": True})  # stopped before it
+        continue
     if mode == "litter":
         open(os.path.join(os.environ["TMPDIR"], "answers-of-the-last-student"), "w").close()
         print("the last student's secret", file=sys.stderr, flush=True)
@@ -82,6 +88,20 @@ def _zombie(pid: int) -> bool:
 
 def _pid(line: str) -> int:
     return int(line.split()[2])
+
+
+def test_a_deferred_grading_stops_before_its_timed_check_and_goes_on_in_the_same_child(
+    server: list[str],
+) -> None:
+    job = Job(spec={}, source_text="ok", display_name="k.cu", seed=1, defer_timing=True)
+    with serving():
+        first = advance(job, PLANNED, 30.0, server)
+        assert first.deferred and list(first.results) == ["check 0"]
+        rest = advance(replace(job, defer_timing=False), PLANNED, 30.0, server, so_far=first)
+    assert not rest.deferred and list(rest.results) == ["check 0", "check 1"]
+    assert {r.status for r in rest.results.values()} == {"passed"}
+    # one child, kept across the pause: deferring costs no new CUDA context
+    assert len({r.message.split()[1] for r in rest.results.values()}) == 1
 
 
 def test_one_child_grades_job_after_job_inside_serving(server: list[str]) -> None:

@@ -5,16 +5,18 @@ stops the batch (--resume retries it); a store that cannot write (a full disk) d
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import nullcontext
+from functools import partial
 
 from grader.batch.discover import Submission
-from grader.batch.run_one import grade_submission
+from grader.batch.run_one import start_submission
 from grader.batch.secret import mixed_seed
 from grader.batch.store import ResultStore
 from grader.children import serving
 from grader.errors import GraderError
+from grader.grading import Deferred
 from grader.isolation import GradingStoppedError, allow_gradings, stop_gradings
 from grader.lane_lock import LANE_ENV
 from grader.report.batch_console import BatchConsole
@@ -47,55 +49,119 @@ def grade_all(
 ) -> None:
     """Grade each (submission, digest) of `todo` and record its report in `store`. On GPU
     lanes, grading children serve submission after submission (children.serving), keeping their
-    CUDA context; on the CPU every grading has fresh ones."""
+    CUDA context, and each lane runs every grading's correctness checks first, then the timed
+    checks (which take the GPU alone), so that no timer waits for correctness runs to pass; on
+    the CPU every grading has fresh children and runs whole."""
     on_lanes = any(LANE_ENV in lane for lane in lanes)
     with (
         console.progress(len(todo)) as advance,
         serving() if on_lanes else nullcontext(),
         ThreadPoolExecutor(jobs) as pool,
     ):
-        futures: dict[Future[Report], tuple[Submission, str]] = {}
-        pending: set[Future[Report]] = set()
+        run = _Run(pool, store, run_id, console)
         try:
-            _submit(futures, pending, pool, todo, secret, seed, backend, lanes)
-            for future in as_completed(futures):
-                pending.discard(future)
-                _record(future, futures[future], store, run_id, console, pool)
-                advance()
+            for i, (s, d) in enumerate(todo):
+                lane = i % len(lanes)
+                seeded = mixed_seed(secret, seed, s.student, s.exercise.id, d)
+                call = partial(start_submission, s, seeded, backend, lanes[lane], on_lanes)
+                run.add((s, d), lane, call)
+            while run.pending:
+                finished, run.pending = wait(run.pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    if run.took(future):
+                        advance()
         except KeyboardInterrupt:
             # Ctrl-C: nothing more starts, what runs is stopped at once (no verdict), and every
             # grading that finished is kept
             stop_gradings()
             pool.shutdown(wait=True, cancel_futures=True)
             allow_gradings()
-            for future in pending:
-                if future.done() and not future.cancelled() and future.exception() is None:
-                    _record(future, futures[future], store, run_id, console, pool)
+            run.keep_finished()
             raise BatchInterruptedError(store.count(run_id), len(todo)) from None
 
 
-def _submit(
-    futures: dict[Future[Report], tuple[Submission, str]],
-    pending: set[Future[Report]],
-    pool: ThreadPoolExecutor,
-    todo: Sequence[tuple[Submission, str]],
-    secret: bytes,
-    seed: int | None,
-    backend: str,
-    lanes: Sequence[dict[str, str]],
-) -> None:
-    """Queue every grading, each future noted as soon as it exists (an interrupt may come
-    while they are queued)."""
-    for i, (s, d) in enumerate(todo):
-        future = pool.submit(
-            grade_submission,
-            s,
-            mixed_seed(secret, seed, s.student, s.exercise.id, d),
-            backend,
-            lanes[i % len(lanes)],
-        )
-        futures[future] = (s, d)
-        pending.add(future)
+Work = tuple[Submission, str]
+"""A submission and the digest of its files."""
+
+
+class _Run:
+    """The gradings of a batch in flight: on each lane, every grading's first part (all but its
+    timed checks), then the timed parts held back, once none of the lane's first parts is left."""
+
+    def __init__(
+        self, pool: ThreadPoolExecutor, store: ResultStore, run_id: str, console: BatchConsole
+    ) -> None:
+        self.pool, self.store, self.run_id, self.console = pool, store, run_id, console
+        self.pending: set[Future[Report | Deferred]] = set()
+        self.work: dict[Future[Report | Deferred], tuple[Work, int]] = {}
+        self.timed: set[Future[Report | Deferred]] = set()
+        self.first_parts: dict[int, int] = {}
+        self.held: dict[int, list[tuple[Deferred, Work]]] = {}
+
+    def add(self, work: Work, lane: int, call: Callable[[], Report | Deferred]) -> None:
+        """Queue a grading's first part, noted as soon as it exists (an interrupt may come
+        while it is queued)."""
+        self._submit(work, lane, call)
+        self.first_parts[lane] = self.first_parts.get(lane, 0) + 1
+
+    def _submit(
+        self, work: Work, lane: int, call: Callable[[], Report | Deferred]
+    ) -> Future[Report | Deferred]:
+        future = self.pool.submit(call)
+        self.work[future] = (work, lane)
+        self.pending.add(future)
+        return future
+
+    def took(self, future: Future[Report | Deferred]) -> bool:
+        """Take a finished call: record its report, or hold it where it stopped before its
+        timed checks; returns whether a grading ended (recorded, or not graded)."""
+        work, lane = self.work[future]
+        outcome = self._outcome(future, work)
+        if isinstance(outcome, Deferred):
+            self.held.setdefault(lane, []).append((outcome, work))
+        elif outcome is not None:
+            self._record(work, outcome)
+        if future not in self.timed:
+            self.first_parts[lane] -= 1
+            if self.first_parts[lane] == 0:  # the lane's correctness runs are done: time
+                for deferred, waiting in self.held.pop(lane, []):
+                    self.timed.add(self._submit(waiting, lane, deferred.finish))
+        return not isinstance(outcome, Deferred)
+
+    def _outcome(self, future: Future[Report | Deferred], work: Work) -> Report | Deferred | None:
+        submission, _ = work
+        try:
+            return future.result()
+        except GradingStoppedError:
+            return None  # no verdict: --resume grades it again
+        except Exception as exc:  # one grading never stops the batch; --resume retries it
+            self.console.not_graded(submission.student, submission.exercise.id, exc)
+            return None
+
+    def _record(self, work: Work, report: Report) -> None:
+        submission, digest = work
+        try:
+            self.store.record(
+                self.run_id,
+                submission.student,
+                submission.exercise.id,
+                digest,
+                report,
+                submission.submitted_at,
+                submission.time_source or "files",
+            )
+        except GraderError:  # the disk is full, say: what is recorded stays, stop here
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.store.close()
+            raise
+
+    def keep_finished(self) -> None:
+        """After an interrupt: record every grading that finished whole."""
+        for future in self.pending:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                outcome = future.result()
+                if isinstance(outcome, Report):
+                    self._record(self.work[future][0], outcome)
 
 
 class BatchInterruptedError(GraderError):
@@ -107,35 +173,3 @@ class BatchInterruptedError(GraderError):
             "run the same command with --resume to grade the rest",
             exit_code=130,
         )
-
-
-def _record(
-    future: Future[Report],
-    work: tuple[Submission, str],
-    store: ResultStore,
-    run_id: str,
-    console: BatchConsole,
-    pool: ThreadPoolExecutor,
-) -> None:
-    submission, digest = work
-    try:
-        report = future.result()
-    except GradingStoppedError:
-        return  # no verdict: --resume grades it again
-    except Exception as exc:  # one grading never stops the batch; --resume retries it
-        console.not_graded(submission.student, submission.exercise.id, exc)
-        return
-    try:
-        store.record(
-            run_id,
-            submission.student,
-            submission.exercise.id,
-            digest,
-            report,
-            submission.submitted_at,
-            submission.time_source or "files",
-        )
-    except GraderError:  # the disk is full, say: what is recorded stays, stop here
-        pool.shutdown(wait=False, cancel_futures=True)
-        store.close()
-        raise

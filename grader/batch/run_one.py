@@ -8,7 +8,7 @@ from pathlib import Path
 from grader.batch.discover import Submission
 from grader.checks.registry import plan
 from grader.errors import GraderError
-from grader.grading import grade
+from grader.grading import Deferred, start_grading
 from grader.notebook import read_kernel
 from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
 
@@ -16,6 +16,19 @@ from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
 def grade_submission(
     submission: Submission, seed: int | None, backend: str, env: dict[str, str] | None = None
 ) -> Report:
+    started = start_submission(submission, seed, backend, env)
+    return started if isinstance(started, Report) else started.finish()
+
+
+def start_submission(
+    submission: Submission,
+    seed: int | None,
+    backend: str,
+    env: dict[str, str] | None = None,
+    defer_timing: bool = False,
+) -> Report | Deferred:
+    """The grading's report, or, with `defer_timing`, where it stopped before its timed checks
+    (grader/grading.py's Deferred; its `finish` gives the report)."""
     if submission.error is not None:  # refused when discovered: nothing is read or run
         return _unreadable(submission, submission.error)
     assert submission.kernel is not None
@@ -29,13 +42,14 @@ def grade_submission(
         source = read_kernel(submission.kernel, submission.exercise.id)
     except GraderError as exc:
         return _unreadable(submission, str(exc))
-    return grade(
+    return start_grading(
         submission.exercise,
         source,
         seed=seed,
         backend=backend,
         answers=submission.answers,
         env=env,
+        defer_timing=defer_timing,
     )
 
 

@@ -28,6 +28,9 @@ Emit = Callable[[Event], None]
 
 EXIT_CONTEXT_LOST = 3
 """The child's exit code when the device may be unusable: a fresh child runs the rest."""
+EXIT_TIMING_DEFERRED = 4
+"""The child's exit code when it stopped before a check that takes its GPU alone
+(Job.defer_timing): the parent runs the rest once the lane's correctness runs are done."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,9 @@ class Check(ABC):
     """Checks that run before it where the exercise has them (their evidence, their verdicts)."""
     uses_device: ClassVar[bool] = True
     """Whether it runs kernels (with no usable device it is skipped, saying why)."""
+    takes_gpu_alone: ClassVar[bool] = False
+    """Whether it times or profiles with the GPU to itself (the lane's exclusive lock): a batch
+    defers it until the lane's correctness runs are done (Job.defer_timing)."""
 
     @abstractmethod
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:

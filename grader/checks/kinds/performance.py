@@ -19,6 +19,7 @@ PERFORMANCE_CHECK = "performance"
 
 class PerformanceCheck(Check):
     key: ClassVar[str] = "performance"
+    takes_gpu_alone: ClassVar[bool] = True
     needs: ClassVar[tuple[str, ...]] = ("correctness",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:

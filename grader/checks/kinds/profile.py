@@ -24,6 +24,7 @@ class ProfileFigures:
 
 class ProfileCheck(Check):
     key: ClassVar[str] = "profile"
+    takes_gpu_alone: ClassVar[bool] = True
     needs: ClassVar[tuple[str, ...]] = ("correctness",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:

@@ -26,6 +26,7 @@ class SweepTimes:
 
 class SweepCheck(Check):
     key: ClassVar[str] = "sweep"
+    takes_gpu_alone: ClassVar[bool] = True
     needs: ClassVar[tuple[str, ...]] = ("correctness",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
