@@ -21,8 +21,10 @@ def test_the_solution_passes_every_check(exercise) -> None:  # type: ignore[no-u
     answers = default_answers(exercise, exercise.solution)
     report = grade(exercise, read_source(exercise.solution), answers=answers)
     assert report.device.backend == "gpu"
-    assert [c.status for c in report.checks] == ["passed"] * len(report.checks), report.to_json()
-    assert report.score == report.max_score
+    # every check passed but a written answer, which waits for a person (grader review)
+    expected = ["pending" if c.name == "answers explanation" else "passed" for c in report.checks]
+    assert [c.status for c in report.checks] == expected, report.to_json()
+    assert report.score + report.pending == report.max_score
 
 
 @pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
