@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from grader.checks.answers import EXPLANATION
+from grader.checks.explanation import EXPLANATION
 from grader.results import REVIEWED, CheckResult, CheckStatus, Report
 from grader.spec import Rubric
 

@@ -12,10 +12,12 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from grader.checks.answers_faults import drop_all, fault_at
+from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.errors import GraderError
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.schema_errors import describe
-from grader.spec import AnswersSpec, ReviewSpec
+from grader.spec import AnswersSpec
 from grader.yaml_source import read_yaml
 
 Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]
@@ -112,55 +114,14 @@ def load_answers(
                 first = first or message
                 if message not in said:
                     said.append(message)
-                faults.append(_fault(data, loc))
+                faults.append(fault_at(data, loc))
             # every value at fault in this round goes, each once (two errors in one entry take
             # that entry, never its neighbours); nothing found to remove: the file is refused
-            if not _drop_all(data, faults):
+            if not drop_all(data, faults):
                 return first
         else:
             return Loaded(answers, {q: "; ".join(said) for q, said in problems.items()})
     return f"{name}: more than {_MAX_PROBLEMS} problems"
-
-
-def _key_in(mapping: dict[Any, Any], part: str | int) -> tuple[bool, Any]:
-    """The key of `mapping` that a validator's location names: itself, or the key it spelled as
-    text (pydantic gives `None` and `16.5` as 'None' and '16.5')."""
-    if part in mapping:
-        return True, part
-    for key in mapping:
-        if str(key) == str(part):
-            return True, key
-    return False, None
-
-
-def _fault(data: dict[Any, Any], loc: tuple[str | int, ...]) -> tuple[Any, ...]:
-    """Where the value at fault is, as keys into `data`: an entry of a mapping of records, else
-    the top-level key; () where neither is there."""
-    if not loc:
-        return ()
-    found, top = _key_in(data, loc[0])
-    if not found:
-        return ()
-    head = data[top]
-    if len(loc) >= 2 and isinstance(head, dict):
-        inside, key = _key_in(head, loc[1])
-        if inside:
-            return (top, key)
-    return (top,)
-
-
-def _drop_all(data: dict[Any, Any], faults: list[tuple[Any, ...]]) -> bool:
-    """Remove each fault's value once; whether anything was removed."""
-    removed = False
-    tops = {fault[0] for fault in faults if len(fault) == 1}
-    for fault in dict.fromkeys(faults):
-        if not fault or (len(fault) == 2 and fault[0] in tops):
-            continue  # nothing there, or inside a top-level value that goes whole
-        holder = data if len(fault) == 1 else data.get(fault[0])
-        if isinstance(holder, dict) and fault[-1] in holder:
-            del holder[fault[-1]]
-            removed = True
-    return removed
 
 
 def problem_result(name: str, problem: str, share: float) -> CheckResult:
@@ -171,9 +132,6 @@ def problem_result(name: str, problem: str, share: float) -> CheckResult:
 def close(given: float, measured: float, tolerance: float, floor: float = 0.0) -> bool:
     """Within `tolerance` (a share) of the measured value, or within `floor` of it."""
     return abs(given - measured) <= tolerance * abs(measured) + floor
-
-
-EXPLANATION = "answers explanation"
 
 
 def tile_sweep_check_names(values: list[int]) -> list[str]:
@@ -310,38 +268,3 @@ def _grade_tile_sweep(
             )
         )
     return [*out, explanation_result(answers.explanation, spec.review)]
-
-
-def unanswered_explanation(why: str, review: ReviewSpec | None = None) -> CheckResult:
-    """The explanation's entry when the answers could not be read: nothing to grade or review,
-    never passed (worth the review's points where a person grades it: lost, not pending)."""
-    worth = review.points if review else 0.0
-    status = CheckStatus.FAILED if review else CheckStatus.SKIPPED
-    return CheckResult(EXPLANATION, CheckKind.ANSWERS, status, 0.0, worth, f"not graded: {why}")
-
-
-def explanation_result(text: str, review: ReviewSpec | None = None) -> CheckResult:
-    """The free-text explanation: pending a person's review where the spec has a rubric (its
-    points neither given nor lost until `grader review`), else kept for the instructor."""
-    text = text.strip()
-    if review is None:
-        message = f"kept for your instructor, not auto-graded: {text}" if text else "none given"
-        return CheckResult(EXPLANATION, CheckKind.ANSWERS, CheckStatus.PASSED, 0.0, 0.0, message)
-    if not text:
-        return CheckResult(
-            EXPLANATION,
-            CheckKind.ANSWERS,
-            CheckStatus.FAILED,
-            0.0,
-            review.points,
-            f"none given: the explanation is worth {review.points} points, graded by hand",
-        )
-    return CheckResult(
-        EXPLANATION,
-        CheckKind.ANSWERS,
-        CheckStatus.PENDING,
-        0.0,
-        review.points,
-        f"pending: your instructor grades it by hand ({review.points} points): {text}",
-        answer=text,
-    )

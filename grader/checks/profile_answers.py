@@ -13,10 +13,9 @@ from grader.checks.answers import (
     AnswersModel,
     Loaded,
     close,
-    explanation_result,
-    unanswered_explanation,
     with_problems,
 )
+from grader.checks.explanation import explanation_result, unanswered_explanation
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import AnswersSpec

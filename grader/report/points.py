@@ -3,8 +3,8 @@ and report renders, so that no text can give other numbers than the grader award
 
 from __future__ import annotations
 
-from grader.checks.answers import EXPLANATION
 from grader.checks.base import PlannedCheck
+from grader.checks.explanation import EXPLANATION
 from grader.checks.registry import plan
 from grader.spec import ExerciseSpec
 

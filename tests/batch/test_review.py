@@ -12,7 +12,7 @@ import pytest
 
 from grader.batch.reviews import parse_ticks, rubric_of
 from grader.batch.store import ResultStore
-from grader.checks.answers import explanation_result
+from grader.checks.explanation import explanation_result
 from grader.course import load_course
 from grader.errors import GraderError
 from grader.report.gradescope import results_json

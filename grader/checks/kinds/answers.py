@@ -9,7 +9,6 @@ from typing import ClassVar
 
 from grader.backends.compiler import CompileFailure
 from grader.checks.answers import (
-    EXPLANATION,
     TileSweepAnswers,
     grade_tile_sweep,
     load_answers,
@@ -18,6 +17,7 @@ from grader.checks.answers import (
     tile_sweep_question,
 )
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
+from grader.checks.explanation import EXPLANATION, unless_template
 from grader.checks.kinds.profile import ProfileFigures
 from grader.checks.kinds.sweep import SweepTimes
 from grader.checks.profile_answers import (
@@ -54,7 +54,7 @@ class AnswersCheck(Check):
         answers = context.spec.answers
         assert answers is not None
         results = _tile_sweep(context) if answers.kind == "tile_sweep" else _profiling(context)
-        for result in results:
+        for result in unless_template(results, context.job.answers_template):
             context.report(result)
         return None
 

@@ -44,3 +44,27 @@ def test_profiling_answers_without_figures_are_not_graded_on_them() -> None:
     by_name = {r.name: r for r in sent(events)}
     assert by_name["answers naive figures"].status == "skipped"
     assert "needs a GPU and Nsight Compute" in by_name["answers naive figures"].message
+
+
+def test_an_explanation_left_as_the_templates_question_is_no_answer_to_review() -> None:
+    template = (ROOT / "exercises/ex3-profiling/answers.yaml").read_text()
+    made, events = context(
+        EX3, backend=NoTimingBackend(), answers_text=template, answers_template=template
+    )
+    made.evidence["profile"] = ProfileFigures(None, "needs a GPU and Nsight Compute")
+    AnswersCheck().run(made)
+    explanation = sent(events)[-1]
+    assert explanation.status == "failed" and explanation.max_score == 10
+    assert explanation.message == "not answered: the explanation is still the template's question"
+    # reflowed, the same question is still no answer; any word of the student's own is one
+    reflowed = template.replace("\n  in DRAM", " in DRAM")
+    for text, status in (
+        (reflowed, "failed"),
+        (template.replace("What do", "Here: what do"), "pending"),
+    ):
+        made, events = context(
+            EX3, backend=NoTimingBackend(), answers_text=text, answers_template=template
+        )
+        made.evidence["profile"] = ProfileFigures(None, "needs a GPU and Nsight Compute")
+        AnswersCheck().run(made)
+        assert sent(events)[-1].status == status, text
