@@ -28,7 +28,12 @@ def run(
     chosen = course.find(exercise)
     texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="grader-similarity-") as scratch:
-        found, _notes = discover(submissions, [chosen], Path(scratch))
+        # read as a batch of every exercise reads the folder (a student's ex1 kernel is not
+        # their ex3); a folder of one exercise's hand-ins alone, as `--exercise` reads it
+        found, _notes = discover(submissions, course.exercises, Path(scratch))
+        found = [s for s in found if s.exercise.id == chosen.id and s.kernel is not None]
+        if not found:
+            found, _notes = discover(submissions, [chosen], Path(scratch))
         for submission in found:
             if submission.kernel is None or submission.error is not None:
                 continue

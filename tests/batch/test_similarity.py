@@ -49,3 +49,22 @@ def test_the_command_lists_the_pairs_and_writes_an_escaped_side_by_side_page(
     assert "<script>" not in page and "&lt;script&gt;" in page
     bad = run_grader([*args[:4], "--threshold", "2"])
     assert bad.returncode == 2 and "--threshold 2.0: give a share between 0 and 1" in bad.stderr
+
+
+def test_only_the_exercise_compared_is_read_not_another_exercise_of_the_same_student(
+    tmp_path: Path,
+) -> None:
+    submissions = tmp_path / "submissions"
+    hand_ins = {
+        "ann": {"ex1-non-square": SOLUTION, "ex4-register-tiling": OTHER},
+        "bob": {"ex4-register-tiling": _disguised(OTHER)},
+        "cy": {"ex1-non-square": OTHER},  # cy handed in no ex4: their ex1 is not compared
+    }
+    for student, folders in hand_ins.items():
+        for folder, text in folders.items():
+            (submissions / student / folder).mkdir(parents=True)
+            (submissions / student / folder / "kernel.cu").write_text(text)
+    done = run_grader(["similarity", str(submissions), "--exercise", "ex4", "--threshold", "0.5"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ann ~ bob: ") and "cy" not in done.stdout
+    assert "of 2 submission(s)" in done.stdout
