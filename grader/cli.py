@@ -182,8 +182,18 @@ def build_parser() -> argparse.ArgumentParser:
         "gradescope", help="grade a Gradescope submission (the autograder's entry point)"
     )
     scope.add_argument("--exercise", action="append", default=[], help="exercise id (repeatable)")
-    scope.add_argument("--submission", type=Path, default=Path("/autograder/submission"))
-    scope.add_argument("--results", type=Path, default=Path("/autograder/results/results.json"))
+    scope.add_argument(
+        "--submission",
+        type=Path,
+        default=Path("/autograder/submission"),
+        help="the student's files (default: Gradescope's /autograder/submission)",
+    )
+    scope.add_argument(
+        "--results",
+        type=Path,
+        default=Path("/autograder/results/results.json"),
+        help="the results file to write (default: Gradescope's)",
+    )
     scope_package = commands.add_parser(
         "gradescope-package", help="build the Gradescope autograder zip"
     )

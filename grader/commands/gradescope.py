@@ -17,11 +17,16 @@ def run(*, course: Course, exercises: Sequence[str] = (), submission: Path, resu
     chosen = [course.find(k) for k in exercises] if exercises else list(course.exercises)
     if not submission.is_dir():
         raise GraderError(f"{submission}: no submission directory")
+    if results.is_dir():
+        raise GraderError(f"--results {results}: a directory; give the file, e.g. results.json")
     found = in_folder(submission, "student", chosen, "gradescope")
     reports = [grade_submission(s, None, "auto") for s in found if s.kernel is not None]
     missing = [s.exercise.id for s in found if s.kernel is None]
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(render_results(reports, missing))
+    try:
+        results.parent.mkdir(parents=True, exist_ok=True)
+        results.write_text(render_results(reports, missing))
+    except OSError as exc:
+        raise GraderError(f"--results {results}: cannot write ({exc.strerror})") from None
     for line in instructor_lines(reports):
         print(line)
     return EXIT_OK

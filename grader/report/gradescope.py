@@ -54,7 +54,8 @@ def results_json(reports: Sequence[Report], missing: Sequence[str] = ()) -> dict
         for check in report.checks
         if "student_gflops" in check.figures
     ]
-    output = "Graded on " + ", ".join(sorted({str(r.device) for r in reports}))
+    devices = ", ".join(sorted({str(r.device) for r in reports}))
+    output = f"Graded on {devices}" if reports else "Nothing was graded"
     if missing:
         output += f"; nothing found for {', '.join(missing)}"
     result: dict[str, Any] = {

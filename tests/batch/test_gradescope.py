@@ -82,3 +82,16 @@ def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:
     )
     refused = run_grader(["release", str(target)])
     assert refused.returncode == 2 and "not empty" in refused.stderr
+
+
+def test_a_results_path_that_is_a_folder_is_one_line_before_grading(tmp_path: Path) -> None:
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "results").mkdir()
+    args = ["gradescope", "--submission", str(tmp_path / "submission")]
+    done = run_grader([*args, "--results", str(tmp_path / "results")])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--results {tmp_path / 'results'}: a directory; give the file" in done.stderr
+    empty = run_grader([*args, "--results", str(tmp_path / "results/results.json")])
+    assert empty.returncode == 0, empty.stderr
+    output = json.loads((tmp_path / "results/results.json").read_text())["output"]
+    assert output.startswith("Nothing was graded; nothing found for ex1")
