@@ -69,6 +69,11 @@ def _wanted(submission: Submission, students: Sequence[str]) -> bool:
     return not students or not names.isdisjoint(students)
 
 
+def unknown_students(found: Sequence[Submission], students: Sequence[str]) -> list[str]:
+    """The names given to --student that no submission answers to (a typo, say)."""
+    return [name for name in students if not any(_wanted(s, [name]) for s in found)]
+
+
 def select_work(
     found: Sequence[Submission], students: Sequence[str], done: Collection[tuple[str, str, str]]
 ) -> Selection:
@@ -76,9 +81,9 @@ def select_work(
     unless --student names them."""
     work = Selection()
     for submission in found:
-        if not _wanted(submission, students):
-            continue
+        wanted = _wanted(submission, students)
         if submission.kernel is None and submission.error is None:
+            # missing and refused hand-ins are the batch's, whoever this run grades
             work.missing.append(f"{submission.student}: {submission.exercise.id}")
             continue
         submission, digest = _digest(submission)
@@ -86,6 +91,8 @@ def select_work(
             work.refused.append(
                 f"{submission.student} ({submission.exercise.id}): {submission.error}"
             )
+        if not wanted:
+            continue
         key = (submission.student, submission.exercise.id, digest)
         if key in done and not students:
             continue  # complete already (--resume), with this very source

@@ -25,7 +25,7 @@ from grader.batch.outputs import (
 )
 from grader.batch.preflight import lane_envs
 from grader.batch.secret import load_or_create
-from grader.batch.selection import select_work
+from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
@@ -57,15 +57,18 @@ def run(
     found, notes = discover(submissions, chosen, out / "work")
     for note in notes:
         console.note(note)
+    unknown = unknown_students(found, students)
+    if unknown:
+        raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}")
+    # Native code from students runs only in the sandbox, which never shows it the other
+    # submissions, the results or the solutions. No usable backend: nothing is written yet.
+    hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
+    lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
+    jobs = jobs or default_jobs(lanes)
     store = ResultStore(database)
     secret = load_or_create(out)
     work = select_work(found, students, store.graded())
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
-    # Native code from students runs only in the sandbox, which never shows it the other
-    # submissions, the results or the solutions.
-    hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
-    lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
-    jobs = jobs or default_jobs(lanes)
     console.plan(len(work.todo), jobs, len(work.missing), len(work.refused))
     grade_all(
         work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,

@@ -294,6 +294,10 @@ def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
     import json
 
     assert len({json.loads(text)["seed"] for (text,) in rows}) == 1 and len(rows) == 2
+    # re-grading one student keeps the batch's summary of everyone else's hand-ins
+    assert "- dave: ex4" in (first / "summary.md").read_text()
+    typo = run_grader(_batch(small_course, submissions, first, "--student", "alcie"))
+    assert typo.returncode == 2 and f"{submissions}: no submission from alcie" in typo.stderr
 
 
 def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(
@@ -364,3 +368,4 @@ def test_batch_backend_gpu_without_a_usable_gpu_exits_2_before_grading_anyone(
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("grader: error: --backend gpu: not usable here: no usable CUDA GPU")
     assert "not graded" not in done.stderr and not (out / "gradebook.csv").exists()
+    assert not (out / "results.sqlite").exists()  # so a run with --backend cpu may follow
