@@ -139,9 +139,10 @@ def test_an_answers_file_s_escape_sequences_and_markup_print_literally(tmp_path:
     checks = json.loads(as_json.stdout)["checks"]
     explanation = next(c for c in checks if c["name"] == "answers explanation")
     assert explanation["message"].startswith(
-        f"kept for your instructor, not auto-graded: \\x1b[2J\\x1b[31m {MARKUP} www"
+        f"pending: your instructor grades it by hand (10 points): \\x1b[2J\\x1b[31m {MARKUP} www"
     )
-    assert len(explanation["message"]) <= MAX_CHARS
+    assert explanation["answer"].startswith(f"\\x1b[2J\\x1b[31m {MARKUP} www")  # for the review
+    assert len(explanation["message"]) <= MAX_CHARS and len(explanation["answer"]) <= MAX_CHARS
 
 
 def run_grader_env(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
