@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.checks.registry import plan
 from grader.course import Course, Exercise
 from grader.errors import EXIT_CHECK_FAILED, EXIT_OK, GraderError
 from grader.grading import default_answers, grade
@@ -22,6 +23,7 @@ from grader.report.notices import running
 from grader.report.terminal import print_check, print_summary_of_all
 from grader.results import Report
 from grader.sandbox import scope
+from grader.selection import parse_selection
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ def run(
     if every and (file is not None or benchmark_json is not None):
         raise GraderError("grader check --all grades each exercise's own kernel.cu: no --file")
     chosen = list(course.exercises) if exercise is None else [course.find(exercise)]
+    if selection:
+        _some_check_selected(chosen, selection)
     options = _Options(seed, backend, benchmark_json, exitfirst, selection)
     reports: list[Report] = []
     for one in chosen:
@@ -96,6 +100,15 @@ def run(
     elif every:
         print_summary_of_all(reports, Console())
     return EXIT_OK if all(r.passed for r in reports) else EXIT_CHECK_FAILED
+
+
+def _some_check_selected(chosen: list[Exercise], selection: str) -> None:
+    """A -k that selects no check of the exercises chosen is one line, as pytest says so too."""
+    matcher = parse_selection(selection)
+    names = [p.name for one in chosen for p in plan(one.spec)]
+    if not any(matcher(name) for name in names):
+        shown = ", ".join(dict.fromkeys(names))
+        raise GraderError(f"-k {selection!r} selects no check; the checks are: {shown}")
 
 
 def _checked(exercise: Exercise, kernel: Path, options: _Options, as_json: bool) -> Report:
