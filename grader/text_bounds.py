@@ -94,3 +94,10 @@ def markdown_code_span(text: str) -> str:
     ticks = "`" * (max(runs, default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def reflowed(text: str) -> str:
+    """Free text as one line per paragraph: the line breaks a YAML block keeps from the
+    student's editor joined with spaces, blank lines between paragraphs kept."""
+    paragraphs = re.split(r"\n\s*\n", text.strip())
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())

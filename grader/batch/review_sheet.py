@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import csv
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grader.batch.reviews import NOT_TICKED, TICKED, Review, Written
 from grader.csv_safe import safe_cell, write_csv
 from grader.errors import GraderError
+from grader.text_bounds import reflowed
 
 RUBRIC_ROW = "(rubric)"
 """The first row under the header: what each item asks for, for whoever fills the sheet."""
@@ -28,9 +29,11 @@ def write_sheet(
     exercise: str,
     answers: Sequence[Written],
     rubric: tuple[tuple[str, float, str], ...],
+    earlier: Mapping[str, Review] | None = None,
 ) -> None:
     """A new sheet (never over an existing file): mark an item's cell with x where the answer
-    earns it, 0 where it does not; a row left blank stays pending."""
+    earns it, 0 where it does not; a row left blank stays pending. An answer reviewed before
+    (`earlier`, by its hash) comes with that review's marks and comment."""
     if path.exists():
         raise GraderError(f"{path}: already there; give a new file name (nothing is overwritten)")
     if path.suffix != ".csv":
@@ -46,9 +49,12 @@ def write_sheet(
             "",
         ]
     ]
-    rows += [
-        [a.student, exercise, a.digest[:12], a.text, *("" for _ in rubric), ""] for a in answers
-    ]
+    for answer in answers:
+        before = (earlier or {}).get(answer.digest)
+        marks = [("x" if i in before.ticked else "0") if before else "" for i, _, _ in rubric]
+        comment = before.comment if before else ""
+        row = [answer.student, exercise, answer.digest[:12], reflowed(answer.text)]
+        rows.append([*row, *marks, comment])
     write_csv(path, header, rows)
 
 

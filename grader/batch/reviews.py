@@ -16,6 +16,7 @@ from typing import Any
 from grader.checks.explanation import EXPLANATION
 from grader.results import REVIEWED, CheckResult, CheckStatus, Report
 from grader.spec import Rubric
+from grader.text_bounds import reflowed
 
 REVIEWS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS reviews (
@@ -128,7 +129,7 @@ def apply_review(report: Report, review: Review) -> Report:
             and check.status == "pending"
             and answer_hash(check.answer) == review.answer_sha256
         ):
-            message = f"{reviewed_message(review)}\nyour answer: {check.answer}"
+            message = f"{reviewed_message(review)}\nyour answer: {reflowed(check.answer)}"
             score = min(review.points, check.max_score)
             check = replace(
                 check,

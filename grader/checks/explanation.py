@@ -8,6 +8,7 @@ import yaml
 
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ReviewSpec
+from grader.text_bounds import reflowed
 
 EXPLANATION = "answers explanation"
 
@@ -42,7 +43,7 @@ def explanation_result(text: str, review: ReviewSpec | None = None) -> CheckResu
         CheckStatus.PENDING,
         0.0,
         review.points,
-        f"pending: your instructor grades it by hand ({review.points} points): {text}",
+        f"pending: your instructor grades it by hand ({review.points} points): {reflowed(text)}",
         answer=text,
     )
 

@@ -47,23 +47,29 @@ def run(
     reviewer: str | None = None,
 ) -> int:
     rubrics = {e.id: rubric_of(e.rubric) for e in course.exercises if e.rubric is not None}
-    chosen = [course.find(key).id for key in exercises] or list(rubrics)
+    chosen = [course.find(key).id for key in exercises]
     for exercise in chosen:
         if exercise not in rubrics:
             raise GraderError(
                 f"{exercise}: no rubric (the spec's answers.review, its file in solutions/): "
                 "nothing to review"
             )
-    if (sheet or record) and len(chosen) != 1:
-        raise GraderError("a review sheet is one exercise's: give --exercise")
     who = reviewer or getpass.getuser()
     store = ResultStore.of_batch(out)
     try:
+        # by default, each exercise with a rubric that this batch has written answers for
+        chosen = chosen or _present(store, list(rubrics))
+        if (sheet or record) and len(chosen) != 1:
+            raise GraderError(
+                f"a review sheet is one exercise's; this batch has answers of {len(chosen)}: "
+                "give --exercise"
+            )
         answers = _answers(store, chosen, students, out)
         done = store.reviews()
         if sheet is not None:
             todo = [a for a in answers if again or _key(a) not in done]
-            write_sheet(sheet, chosen[0], todo, rubrics[chosen[0]])
+            earlier = {d: r for (_, _, d), r in done.items()}
+            write_sheet(sheet, chosen[0], todo, rubrics[chosen[0]], earlier)
             print(f"review sheet: {sheet}: {len(todo)} answer(s) of {chosen[0]} to review")
             return EXIT_OK
         if record is not None:
@@ -78,7 +84,22 @@ def run(
         store.close()
     for line in pending_lines(counts, str(out)):
         print(line)
+    if any(done for _, done, _ in counts):
+        print(
+            f"{out / 'gradebook.csv'} is the batch's own; `grader gradebook {out} --to FILE.csv` "
+            f"and `grader feedback {out}` give the reviews"
+        )
     return EXIT_OK
+
+
+def _present(store: ResultStore, exercises: list[str]) -> list[str]:
+    """Those of `exercises` that the batch has a written answer to review for."""
+    found = {
+        written.exercise
+        for result in store.latest(reviewed=False)
+        if (written := written_answer(result.student, result.report)) is not None
+    }
+    return [exercise for exercise in exercises if exercise in found]
 
 
 def _key(written: Written) -> Key:

@@ -12,6 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from grader.text_bounds import reflowed
+
 Rubric = tuple[tuple[str, float, str], ...]
 """(id, points, says) of each item."""
 
@@ -32,7 +34,7 @@ def answer_panel(
     for number, (item, points, says) in enumerate(rubric, start=1):
         mark = "+" if earlier and item in earlier[0] else " "
         items.add_row(f"{mark}{number}", Text(item, style="bold"), f"{points:g}", Text(says))
-    parts: list[RenderableType] = [Text(text or "(empty)"), Text(""), items]
+    parts: list[RenderableType] = [Text(reflowed(text) or "(empty)"), Text(""), items]
     if earlier is not None:
         parts.append(Text(f"reviewed before ('+'): {earlier[1]:g} points. {earlier[2]}"))
     exercise, student = who
@@ -51,5 +53,8 @@ def pending_lines(counts: Sequence[tuple[str, int, int]], out: str) -> list[str]
     if any(left for _, _, left in counts):
         lines.append(f"go on with: grader review {out}")
     elif not counts:
-        lines.append("no written answers to review: no exercise in this batch has a rubric")
+        lines.append(
+            "no written answers to review in this batch (none handed in for an exercise "
+            "with a rubric)"
+        )
     return lines

@@ -157,14 +157,31 @@ def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_pa
     by_name["alice"][4:8] = ["x", "", "X", "clear"]
     by_name["'=cmd()"][4:8] = ["0", "0", "0", ""]
     _write(sheet, [rows[0], rows[1], *by_name.values()])
-    done = run_grader(["review", str(out), "--exercise", "ex3", "--record", str(sheet)])
+    done = run_grader(["review", str(out), "--record", str(sheet)])  # the batch's one exercise
     assert done.returncode == 0, done.stderr
     assert "2 review(s) recorded, 1 row(s) left blank" in done.stdout
+    assert f"{out / 'gradebook.csv'} is the batch's own; `grader gradebook" in done.stdout
     assert "ex3: 2 reviewed, 1 pending" in done.stdout
     latest = _latest(out)
     assert _explanation(latest["alice"])["score"] == 7
     assert _explanation(latest["=cmd()"])["score"] == 0
     assert _explanation(latest["bob"])["status"] == "pending"
+    # a sheet of them all again comes with the marks and comments given
+    again = tmp_path / "again.csv"
+    assert run_grader(["review", str(out), "--sheet", str(again), "--again"]).returncode == 0
+    rows = {r[0]: r for r in csv.reader(again.read_text().splitlines())}
+    assert rows["alice"][4:] == ["x", "0", "x", "clear"] and rows["bob"][4:] == ["", "", "", ""]
+
+
+def test_the_status_names_only_exercises_this_batch_has_answers_for(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "Two\n  lines of\n  text."})
+    status = run_grader(["review", str(out), "--status"])
+    assert (
+        status.stdout.splitlines()[0] == "ex3: 0 reviewed, 1 pending" and "ex2" not in status.stdout
+    )
+    shown = run_grader(["review", str(out)], typed="s\n")
+    assert "Two lines of text." in shown.stdout  # the answer's line breaks reflowed
 
 
 def test_a_sheet_with_a_mistake_records_nothing_and_says_where(tmp_path: Path) -> None:
