@@ -96,3 +96,18 @@ def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Pa
         )
     db.close()
     return database
+
+
+def is_gradebook(path: Path) -> bool:
+    """Whether `path` is a gradebook `write_gradebook` wrote (the CSV or its SQLite): only such a
+    file is written over."""
+    try:
+        if path.suffix == ".csv":
+            with path.open(encoding="utf-8", errors="replace") as handle:
+                return handle.readline().startswith("student,")
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        db.close()
+        return tables == {"grades", "sqlite_autoindex_grades_1"} or tables == {"grades"}
+    except (OSError, sqlite3.Error):
+        return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.gradebook import collect, write_gradebook
+from grader.batch.gradebook import collect, is_gradebook, write_gradebook
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 
@@ -14,6 +14,12 @@ from grader.errors import EXIT_OK, GraderError
 def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool = False) -> int:
     if target.suffix != ".csv":
         raise GraderError(f"{target}: the gradebook is a .csv (a .sqlite is written beside it)")
+    for path in (target, target.with_suffix(".sqlite")):
+        if path.exists() and not is_gradebook(path):
+            raise GraderError(
+                f"{path}: there, and not a gradebook this command wrote: give another --to "
+                "(nothing is overwritten but an earlier gradebook)"
+            )
     grades = collect(course, outs, file_times)
     database = write_gradebook(course, grades, target)
     late = sum(1 for g in grades if g.days_late)

@@ -11,8 +11,15 @@ from grader.batch.similarity import highlighted, similar_pairs
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 from grader.notebook import read_kernel
-from grader.report.similarity import pair_lines, similarity_html
+from grader.report.similarity import GENERATOR, pair_lines, similarity_html
 from grader.source import read_source
+
+
+def _ours(page: Path) -> bool:
+    try:
+        return f'content="{GENERATOR}"' in page.read_text(encoding="utf-8", errors="replace")[:400]
+    except OSError:
+        return False
 
 
 def run(
@@ -26,6 +33,8 @@ def run(
     if not 0 < threshold <= 1:
         raise GraderError(f"--threshold {threshold}: give a share between 0 and 1, e.g. 0.8")
     chosen = course.find(exercise)
+    if report is not None and report.exists() and not _ours(report):
+        raise GraderError(f"--report {report}: a file not written by grader similarity is there")
     texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="grader-similarity-") as scratch:
         # read as a batch of every exercise reads the folder (a student's ex1 kernel is not

@@ -34,6 +34,10 @@ def pair_lines(pairs: Sequence[FlaggedPair], threshold: float, compared: int) ->
     return lines
 
 
+GENERATOR = "grader similarity"
+"""Marks a page this command wrote: only such a page is written over."""
+
+
 def similarity_html(
     exercise: str,
     pairs: Sequence[FlaggedPair],
@@ -54,6 +58,7 @@ def similarity_html(
         )
     return (
         '<!doctype html>\n<html><head><meta charset="utf-8">'
+        f'<meta name="generator" content="{GENERATOR}">'
         f"<title>{html.escape(exercise)}: similar submissions</title>"
         "<style>body{font-family:sans-serif}.pair{display:flex;gap:1em}"
         "pre{flex:1;overflow:auto;border:1px solid #ccc;padding:.5em;font-size:80%}"

@@ -125,3 +125,22 @@ def test_file_times_count_only_when_asked_for(course_copy: Path, tmp_path: Path)
         "80",
         "2",
     ]
+
+
+def test_the_gradebook_writes_over_an_earlier_gradebook_only(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _record(out, "alice", "ex1", 100, None)
+    target = tmp_path / "term.csv"
+    args = ["gradebook", str(out), "--to", str(target)]
+    assert run_grader(args).returncode == 0
+    assert run_grader(args).returncode == 0  # again, after more reviews say: its own files
+    precious = tmp_path / "mine.csv"
+    precious.write_text("my notes\n")
+    (tmp_path / "mine.sqlite").write_text("not a gradebook")
+    for given in (precious, tmp_path / "other.csv"):
+        if given != precious:
+            (tmp_path / "other.sqlite").write_text("a database of mine")
+        done = run_grader(["gradebook", str(out), "--to", str(given)])
+        assert done.returncode == 2 and "not a gradebook this command wrote" in done.stderr
+    assert precious.read_text() == "my notes\n"
+    assert (tmp_path / "other.sqlite").read_text() == "a database of mine"

@@ -47,6 +47,12 @@ def test_the_command_lists_the_pairs_and_writes_an_escaped_side_by_side_page(
     page = report.read_text()
     assert "<h2>ann ~ bob:" in page and "<mark>" in page
     assert "<script>" not in page and "&lt;script&gt;" in page
+    assert run_grader(args).returncode == 0  # its own page, written again
+    mine = tmp_path / "mine.html"
+    mine.write_text("<p>my notes</p>")
+    kept = run_grader([*args[:4], "--report", str(mine)])
+    assert kept.returncode == 2 and "not written by grader similarity" in kept.stderr
+    assert mine.read_text() == "<p>my notes</p>"
     bad = run_grader([*args[:4], "--threshold", "2"])
     assert bad.returncode == 2 and "--threshold 2.0: give a share between 0 and 1" in bad.stderr
 
