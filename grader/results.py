@@ -41,6 +41,9 @@ class CheckKind(_Word):
     SAFETY = "safety"
 
 
+NEEDS_GPU = "needs a GPU"
+"""How the message of a check skipped for want of a GPU begins: its points are not graded
+where it ran (a CPU batch, Gradescope), not lost."""
 REVIEWED = "reviewed"
 """The symptom of a check that a person graded (`grader review`): every renderer shows its
 message, which says what the rubric gave."""
@@ -153,6 +156,12 @@ class Report:
     @property
     def passed(self) -> bool:
         return all(c.status in ("passed", "skipped", "pending") for c in self.checks)
+
+    @property
+    def needs_gpu(self) -> float:
+        """The points of checks skipped for want of a GPU: not graded here, not in `score`."""
+        skipped = [c for c in self.checks if c.status == "skipped"]
+        return round(sum(c.max_score for c in skipped if c.message.startswith(NEEDS_GPU)), 2)
 
     @property
     def pending(self) -> float:

@@ -12,6 +12,7 @@ from grader.batch.late import lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
+from grader.report.gradebook import NOT_GRADED_YET, not_graded_yet
 from grader.results import Report
 
 
@@ -27,6 +28,8 @@ class Grade:
     submitted_at: float | None
     pending: float = 0.0
     """Points that await a person's review (`grader review`): neither in `points` nor lost."""
+    waiting: str = ""
+    """What is not graded yet, in words (report/gradebook.py's not_graded_yet)."""
 
 
 def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> list[Grade]:
@@ -34,7 +37,7 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
     one on the command line wins), with the late policy applied to the hand-in times a platform
     recorded (a Gradescope export's), and to files' modification times only with `file_times`
     (a download or a copy may have reset them: every student would look late)."""
-    newest: dict[tuple[str, str], tuple[float, float | None, float]] = {}
+    newest: dict[tuple[str, str], tuple[float, float | None, Report]] = {}
     for out in outs:
         store = ResultStore.of_batch(out)
         try:
@@ -43,14 +46,15 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
                 key = (result.student, result.exercise)
                 at, source = times.get(key, (None, ""))
                 when = at if source == "export" or file_times else None
-                newest[key] = (result.score, when, Report.from_json(result.report).pending)
+                newest[key] = (result.score, when, Report.from_json(result.report))
         finally:
             store.close()
     grades = []
-    for (student, exercise), (raw, at, pending) in sorted(newest.items()):
+    for (student, exercise), (raw, at, report) in sorted(newest.items()):
         late = lateness(course.deadlines, student, exercise, at)
         points = round(raw * late.kept, 2)
-        grades.append(Grade(student, exercise, raw, late.days, points, at, pending))
+        waiting = not_graded_yet(report)
+        grades.append(Grade(student, exercise, raw, late.days, points, at, report.pending, waiting))
     return grades
 
 
@@ -68,7 +72,7 @@ def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Pa
     for student in students:
         row: list[Cell] = [student]
         total = 0.0
-        pending = []
+        waiting = []
         for exercise in exercises:
             grade = by_key.get((student, exercise))
             if grade is None:
@@ -76,10 +80,10 @@ def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Pa
                 continue
             total += grade.points
             row += [f"{grade.points:g}", "?" if grade.days_late is None else str(grade.days_late)]
-            if grade.pending:
-                pending.append(f"{exercise} ({grade.pending:g} points)")
-        rows.append([*row, f"{total:g}", "; ".join(pending)])
-    write_csv(target, [*header, "total", "pending review"], rows)
+            if grade.waiting:
+                waiting.append(f"{exercise}: {grade.waiting}")
+        rows.append([*row, f"{total:g}", "; ".join(waiting)])
+    write_csv(target, [*header, "total", NOT_GRADED_YET], rows)
     database = target.with_suffix(".sqlite")
     database.unlink(missing_ok=True)
     with sqlite3.connect(database) as db:

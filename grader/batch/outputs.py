@@ -11,6 +11,8 @@ from pathlib import Path
 
 from grader.batch.names import file_name
 from grader.batch.store import StoredResult
+from grader.checks.registry import plan
+from grader.course import Exercise
 from grader.csv_safe import write_csv
 from grader.report.feedback_html import feedback_html
 from grader.report.gradebook import gradebook, performance_scores
@@ -83,9 +85,12 @@ def write_summary(
 def write_performance_scores(
     path: Path,
     students: Sequence[str],
-    exercises: Sequence[str],
+    exercises: Sequence[Exercise],
     results: Sequence[StoredResult],
     roster: Roster | None = None,
 ) -> None:
-    """The performance checks' points alone, a row per student (per member of a group)."""
-    write_csv(path, *performance_scores(students, exercises, results, roster))
+    """The points of the checks graded only on a GPU, a row per student (per member of a
+    group): what a GPU batch hands to the platform whose autograder has no GPU."""
+    gpu_checks = {e.id: {p.name for p in plan(e.spec) if p.needs_gpu} for e in exercises}
+    ids = [e.id for e in exercises]
+    write_csv(path, *performance_scores(students, ids, results, gpu_checks, roster))

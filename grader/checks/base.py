@@ -40,6 +40,9 @@ class PlannedCheck:
     name: str
     kind: CheckKind
     max_score: float
+    needs_gpu: bool = False
+    """Graded only on a GPU (timed, profiled, or against what a GPU measured): a CPU grading
+    (Gradescope's) skips it, and a GPU batch's performance_scores.csv carries its points."""
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,6 @@ def run(
         console.baseline(line)
     skipped = [note for note in notes if ": skipped: " in note]
     write_summary(out / "summary.md", results, work.missing, baselines, work.refused, skipped)
-    write_performance_scores(out / "performance_scores.csv", everyone, ids, results, roster)
+    write_performance_scores(out / "performance_scores.csv", everyone, chosen, results, roster)
     console.done(out)
     return EXIT_OK

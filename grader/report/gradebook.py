@@ -5,11 +5,11 @@ spreadsheet formula."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from grader.csv_safe import Cell
 from grader.report.stored import Graded, Person, Roster
-from grader.results import Report
+from grader.results import NEEDS_GPU, Report
 
 Table = tuple[list[str], list[list[Cell]]]
 """A CSV's header and rows."""
@@ -51,41 +51,58 @@ def gradebook(
     answers still pending review (the total is not final while any is)."""
     roster = roster or {}
     scores = {(r.student, r.exercise): r.score for r in results}
-    waiting = {(r.student, r.exercise): Report.from_json(r.report).pending for r in results}
+    reports = {(r.student, r.exercise): Report.from_json(r.report) for r in results}
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in _rows(students, roster):
         points = [scores.get((student, e)) for e in exercises]
         total = sum(p for p in points if p is not None)
-        pending = "; ".join(
-            f"{e} ({waiting[(student, e)]:g} points)"
-            for e in exercises
-            if waiting.get((student, e))
+        waiting = "; ".join(
+            f"{e}: {note}" for e in exercises if (note := not_graded_yet(reports.get((student, e))))
         )
-        row = [*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}", pending]
+        row = [*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}", waiting]
         rows.append(row)
-    return [*_identity(named), *exercises, "total", "pending review"], rows
+    return [*_identity(named), *exercises, "total", NOT_GRADED_YET], rows
+
+
+NOT_GRADED_YET = "not graded yet"
+"""The gradebooks' last column: points neither given nor lost yet, so the total is not final."""
+
+
+def not_graded_yet(report: Report | None) -> str:
+    """e.g. `70 need a GPU, 10 pending review` ('' where every point is graded)."""
+    if report is None:
+        return ""
+    notes = [f"{report.needs_gpu:g} need a GPU"] if report.needs_gpu else []
+    notes += [f"{report.pending:g} pending review"] if report.pending else []
+    return ", ".join(notes)
 
 
 def performance_scores(
     students: Sequence[str],
     exercises: Sequence[str],
     results: Sequence[Graded],
+    gpu_checks: Mapping[str, Collection[str]],
     roster: Roster | None = None,
 ) -> Table:
-    """The performance checks' points alone, one row per student (per member of a group, by
-    SID, e-mail and name, where an export names them): what a GPU batch run hands to
-    Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out."""
+    """The points of the checks graded only on a GPU (`gpu_checks`: per exercise, their names:
+    timing, profiles, answers graded against GPU measurements), one row per student (per member
+    of a group, by SID, e-mail and name, where an export names them): what a GPU batch hands to
+    Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out. Empty
+    where the grading had no GPU."""
     roster = roster or {}
     points: dict[tuple[str, str], float] = {}
     for result in results:
+        names = gpu_checks.get(result.exercise, ())
         report = Report.from_json(result.report)
-        timed = [c for c in report.checks if c.kind == "performance" and c.status != "skipped"]
-        if timed:
-            points[(result.student, result.exercise)] = sum(c.score for c in timed)
+        on_gpu = [c for c in report.checks if c.name in names]
+        if on_gpu and not any(
+            c.status == "skipped" and c.message.startswith(NEEDS_GPU) for c in on_gpu
+        ):
+            points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in _rows(students, roster):
         cells = [_cell(points.get((student, e))) for e in exercises]
         rows.append([*_who(student, member, named), *cells])
-    return [*_identity(named), *(f"{e} performance" for e in exercises)], rows
+    return [*_identity(named), *(f"{e} on a GPU" for e in exercises)], rows

@@ -9,20 +9,20 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from grader.results import CheckResult, Report
+from grader.results import NEEDS_GPU, CheckResult, Report
 
 REVIEWED = (
     "graded by hand: your instructor reviews this answer with the exercise's rubric and adds "
     "its points"
 )
 SEPARATELY = (
-    "graded separately: timing needs a GPU, which Gradescope's machines lack; your instructor "
-    "runs it on a GPU and imports the scores"
+    "graded separately: this check needs a GPU (timing, profiling, or figures measured on one), "
+    "which Gradescope's machines lack; your instructor grades it on a GPU and imports the points"
 )
 
 
 def _test(report: Report, check: CheckResult) -> dict[str, Any]:
-    gpu_only = check.status == "skipped" and check.message.startswith("needs a GPU")
+    gpu_only = check.status == "skipped" and check.message.startswith(NEEDS_GPU)
     pending = check.status == "pending"
     test: dict[str, Any] = {
         "name": f"{report.exercise}: {check.name}",

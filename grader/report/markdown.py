@@ -20,7 +20,7 @@ def render_markdown(report: Report) -> str:
         f"# {markdown_text(f'{report.exercise}: {report.title}')}",
         "",
         f"**{verdict(report.passed)}**, "
-        f"{total_points(report.score, report.max_score, report.pending)}. "
+        f"{total_points(report.score, report.max_score, report.pending, report.needs_gpu)}. "
         f"{markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
         "",
         "| check | result | points |",

@@ -32,10 +32,13 @@ def check_points(score: float, max_score: float, status: str) -> str:
     )
 
 
-def total_points(score: float, max_score: float, pending: float) -> str:
-    """A report's points: `85/100 points`, and `(10 pending review)` where some await a person."""
+def total_points(score: float, max_score: float, pending: float, needs_gpu: float = 0.0) -> str:
+    """A report's points: `85/100 points`, then what is not graded yet: `(10 pending review)`
+    where a person has yet to review an answer, `(70 need a GPU)` where it ran without one."""
     total = f"{points(score)}/{points(max_score)} points"
-    return f"{total} ({points(pending)} pending review)" if pending else total
+    waiting = [f"{points(needs_gpu)} need a GPU"] if needs_gpu else []
+    waiting += [f"{points(pending)} pending review"] if pending else []
+    return f"{total} ({', '.join(waiting)})" if waiting else total
 
 
 def verdict(passed: bool) -> str:

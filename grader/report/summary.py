@@ -25,6 +25,28 @@ def _scores(results: Sequence[Graded]) -> list[str]:
     return lines
 
 
+def _not_graded(results: Sequence[Graded]) -> list[str]:
+    """Per exercise, the points its gradings could not give here: not in the scores above."""
+    needs_gpu: dict[str, list[float]] = collections.defaultdict(list)
+    pending: dict[str, int] = collections.defaultdict(int)
+    for result in results:
+        report = Report.from_json(result.report)
+        if report.needs_gpu:
+            needs_gpu[result.exercise].append(report.needs_gpu)
+        if report.pending:
+            pending[result.exercise] += 1
+    lines = [
+        f"- {exercise}: up to {max(points):g} points of each grading need a GPU and are not in "
+        f"these scores ({len(points)} grading(s)): grade them with a batch on a GPU"
+        for exercise, points in sorted(needs_gpu.items())
+    ]
+    lines += [
+        f"- {exercise}: {count} written answer(s) pending review (grader review)"
+        for exercise, count in sorted(pending.items())
+    ]
+    return ["", "## Not graded yet", "", *lines] if lines else []
+
+
 def _items(title: str, items: Sequence[str], none: str = "- none") -> list[str]:
     return ["", f"## {title}", "", *([f"- {item}" for item in items] or [none])]
 
@@ -48,7 +70,7 @@ def render_summary(
                 first = check.message.strip().splitlines()[0][:200] if check.message.strip() else ""
                 errored.append(f"{result.student} ({result.exercise}): {check.name}: {first}")
     common = [f"{name}: {count}" for name, count in failures.most_common(10)]
-    lines = ["# Batch summary", "", *_scores(results)]
+    lines = ["# Batch summary", "", *_scores(results), *_not_graded(results)]
     lines += _items("Most common failed checks", common)
     lines += _items("Gradings that errored", errored)
     lines += _items("Submissions refused (0 points, the reason in their feedback)", refused)

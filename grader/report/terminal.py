@@ -75,7 +75,7 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
 def _summary(report: Report) -> Text:
     summary = Text.assemble(
         (verdict(report.passed), STYLE["passed" if report.passed else "failed"]),
-        f"  {total_points(report.score, report.max_score, report.pending)}",
+        f"  {total_points(report.score, report.max_score, report.pending, report.needs_gpu)}",
     )
     skipped = sum(1 for c in report.checks if c.status == "skipped")
     if skipped:
@@ -119,11 +119,13 @@ def print_summary_of_all(reports: list[Report], console: Console) -> None:
         table.add_row(
             Text(f"{report.exercise}: {report.title}"),
             Text(verdict(report.passed), style=STYLE[status]),
-            total_points(report.score, report.max_score, report.pending),
+            total_points(report.score, report.max_score, report.pending, report.needs_gpu),
             Text(report.source),
         )
     total = sum(r.score for r in reports)
     most = sum(r.max_score for r in reports)
     pending = sum(r.pending for r in reports)
-    table.add_row(Text("total", style="bold"), Text(""), total_points(total, most, pending), "")
+    needs_gpu = sum(r.needs_gpu for r in reports)
+    summed = total_points(total, most, pending, needs_gpu)
+    table.add_row(Text("total", style="bold"), Text(""), summed, "")
     console.print(table)

@@ -75,15 +75,19 @@ def test_a_batch_grades_every_layout_and_writes_what_instructors_read(
     assert done.returncode == 0, done.stderr
     assert "carol.zip: zip, 1 of 1 exercise(s) found" in done.stderr
     rows = (out / "gradebook.csv").read_text().splitlines()
-    assert rows[0] == "student,ex4,total,pending review"
-    assert "alice,80,80," in rows and "carol,80,80," in rows and "dave,,0," in rows
+    assert rows[0] == "student,ex4,total,not graded yet"
+    assert (
+        "alice,80,80,ex4: 20 need a GPU" in rows
+        and "carol,80,80,ex4: 20 need a GPU" in rows
+        and "dave,,0," in rows
+    )
     assert "hana,0,0," in rows
     assert "no code cell for ex4" in (out / "feedback/hana.md").read_text()
     assert (out / "feedback/bob.md").read_text().startswith("# ex4: 2x2 register tiling")
     assert "## Missing submissions\n\n- dave: ex4" in (out / "summary.md").read_text()
-    # timed only on a GPU: on the CPU backend no performance points to export
+    # graded only on a GPU: on the CPU backend no such points to export
     scores = (out / "performance_scores.csv").read_text().splitlines()
-    assert scores[0] == "student,ex4 performance" and "alice," in scores
+    assert scores[0] == "student,ex4 on a GPU" and "alice," in scores
     # each hand-in's time, for the gradebook's late policy: its files', or its zip's
     store = ResultStore(out / "results.sqlite")
     handed_in = store.handed_in()
@@ -106,7 +110,7 @@ def test_unsafe_zips_are_refused_and_the_batch_goes_on(
     # mallory's result is that reason, with no points; everyone else is graded
     assert "mallory,0,0," in (out / "gradebook.csv").read_text().splitlines()
     assert "points outside the archive" in (out / "feedback/mallory.md").read_text()
-    assert "alice,80,80," in (out / "gradebook.csv").read_text().splitlines()
+    assert "alice,80,80,ex4: 20 need a GPU" in (out / "gradebook.csv").read_text().splitlines()
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_gradebook(
@@ -257,8 +261,8 @@ def test_a_gradescope_export_is_read_with_its_students(small_course: Path, tmp_p
     rows = (out / "gradebook.csv").read_text().splitlines()
     # keyed by the submission folder (unique), each submitter named as the export names them
     assert rows == [
-        "submission,SID,Email,Name,ex4,total,pending review",
-        "submission_101,7001,,Ada L,80,80,",
+        "submission,SID,Email,Name,ex4,total,not graded yet",
+        "submission_101,7001,,Ada L,80,80,ex4: 20 need a GPU",
         "submission_102,,bo@uni.edu,Bo,33.33,33.33,",
     ]
 
@@ -350,7 +354,7 @@ def test_a_submission_that_links_to_a_host_file_is_refused_without_quoting_it(
     assert "kernel.cu: a symbolic link; hand in the file itself" in feedback
     assert "SECRET_TOKEN_42" not in feedback
     gradebook = (out / "gradebook.csv").read_text().splitlines()
-    assert "ivan,0,0," in gradebook and "alice,80,80," in gradebook
+    assert "ivan,0,0," in gradebook and "alice,80,80,ex4: 20 need a GPU" in gradebook
 
 
 def test_batch_backend_gpu_without_a_usable_gpu_exits_2_before_grading_anyone(

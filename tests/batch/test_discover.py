@@ -214,9 +214,14 @@ def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_rea
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     rows = dict(line.split(",", 1) for line in (out / "gradebook.csv").read_text().splitlines()[1:])
-    assert rows["alice"] == "80,80," and rows["[bold]markup"] == "80,80,"
-    assert rows["z" * 251] == "80,80,"
-    assert [v for k, v in rows.items() if k.startswith("\\xff\\xfe~")] == ["80,80,"]
+    assert (
+        rows["alice"] == "80,80,ex4: 20 need a GPU"
+        and rows["[bold]markup"] == "80,80,ex4: 20 need a GPU"
+    )
+    assert rows["z" * 251] == "80,80,ex4: 20 need a GPU"
+    assert [v for k, v in rows.items() if k.startswith("\\xff\\xfe~")] == [
+        "80,80,ex4: 20 need a GPU"
+    ]
     reasons = {
         "encrypted": "encrypted: hand in a zip without a password",
         "unknown_method": "compressed with method 99",

@@ -85,7 +85,7 @@ def test_gradebook_merges_the_batches_and_applies_the_policy(
     rows = list(csv.reader(target.read_text().splitlines()))
     assert rows[0] == [
         "student", "ex1", "ex1 days late", "ex2", "ex2 days late", "ex3", "ex3 days late",
-        "ex4", "ex4 days late", "total", "pending review",
+        "ex4", "ex4 days late", "total", "not graded yet",
     ]  # fmt: skip
     assert rows[1] == ["alice", "100", "0", "", "", "", "", "60", "0", "160", ""]
     assert rows[2] == ["bob", "40", "2", "", "", "", "", "40", "?", "80", ""]

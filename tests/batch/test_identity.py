@@ -37,15 +37,15 @@ def test_students_alike_after_clean_up_and_groups_each_get_their_grade(
     done = run_grader(_batch(small_course, root, out))
     assert done.returncode == 0, done.stderr
     assert _csv(out / "gradebook.csv") == [
-        ["submission", "SID", "Email", "Name", "ex4", "total", "pending review"],
-        ["submission_1", "", "", "a b", "80", "80", ""],
+        ["submission", "SID", "Email", "Name", "ex4", "total", "not graded yet"],
+        ["submission_1", "", "", "a b", "80", "80", "ex4: 20 need a GPU"],
         ["submission_2", "", "", "a_b", "33.33", "33.33", ""],
-        ["submission_3", "'" + FORMULAS[0], "", "'+cmd", "80", "80", ""],
-        ["submission_3", "'-2+3", "'@SUM(A1)", "Bo", "80", "80", ""],
+        ["submission_3", "'" + FORMULAS[0], "", "'+cmd", "80", "80", "ex4: 20 need a GPU"],
+        ["submission_3", "'-2+3", "'@SUM(A1)", "Bo", "80", "80", "ex4: 20 need a GPU"],
         ["submission_4", "", "", "a b", "33.33", "33.33", ""],
     ]
     scores = _csv(out / "performance_scores.csv")
-    assert scores[0] == ["submission", "SID", "Email", "Name", "ex4 performance"]
+    assert scores[0] == ["submission", "SID", "Email", "Name", "ex4 on a GPU"]
     assert ["submission_3", "'" + FORMULAS[0], "", "'+cmd", ""] in scores
     assert ["submission_3", "'-2+3", "'@SUM(A1)", "Bo", ""] in scores
     assert len(scores) == 6  # a row per member
@@ -70,7 +70,7 @@ def test_names_like_formulas_are_quoted_in_every_csv_of_a_batch(
         ["'-2", "33.33", "33.33", ""],
         ["'=1+1", "33.33", "33.33", ""],
         ["'@SUM(A1)", "33.33", "33.33", ""],
-        ["alice", "80", "80", ""],
+        ["alice", "80", "80", "ex4: 20 need a GPU"],
         ["alice.zip", "33.33", "33.33", ""],  # not merged with the folder alice
     ]
     firsts = [row[0] for row in _csv(out / "performance_scores.csv")[1:]]

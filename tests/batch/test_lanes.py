@@ -48,9 +48,9 @@ def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (out / "lanes/gpu0").is_dir() and (out / "lanes/gpu1").is_dir()
     assert (out / "gradebook.csv").read_text().splitlines()[1:] == [
-        "a,80,80,",
-        "b,80,80,",
-        "c,80,80,",
+        "a,80,80,ex4: 20 need a GPU",
+        "b,80,80,ex4: 20 need a GPU",
+        "c,80,80,ex4: 20 need a GPU",
     ]
     bad = run_grader(["batch", str(submissions), "--out", str(tmp_path / "o2"), "--gpus", "0,0"])
     assert bad.returncode == 2 and "--gpus expects distinct GPU numbers" in bad.stderr
@@ -88,7 +88,7 @@ def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path:
         fcntl.flock(lock, fcntl.LOCK_UN)
     _, stderr = batch.communicate(timeout=300)
     assert batch.returncode == 0, stderr
-    assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80,"]
+    assert (out / "gradebook.csv").read_text().splitlines()[1:] == ["a,80,80,ex4: 20 need a GPU"]
 
 
 def test_the_baseline_is_logged_per_lane_and_drift_is_reported(

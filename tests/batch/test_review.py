@@ -111,9 +111,9 @@ def test_the_gradebook_and_feedback_show_reviews_and_pending_ones(tmp_path: Path
     assert "not final: 1 written answer(s) of ex3 await review" in done.stdout
     rows = {r[0]: r for r in csv.reader(target.read_text().splitlines())}
     header = rows["student"]
-    assert header[-2:] == ["total", "pending review"]
+    assert header[-2:] == ["total", "not graded yet"]
     assert rows["alice"][header.index("ex3")] == "94" and rows["alice"][-1] == ""
-    assert rows["bob"][header.index("ex3")] == "90" and rows["bob"][-1] == "ex3 (10 points)"
+    assert rows["bob"][header.index("ex3")] == "90" and rows["bob"][-1] == "ex3: 10 pending review"
     feedback = run_grader(["feedback", str(out)])
     assert feedback.returncode == 0, feedback.stderr
     assert "1 result(s) hold written answers pending review" in feedback.stdout

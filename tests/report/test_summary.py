@@ -48,11 +48,12 @@ def test_the_summary_counts_scores_failures_and_errors() -> None:
 def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
     results = [_stored("ann", "passed", 15)]
     header, rows = gradebook(["ann", "bob"], ["ex4", "ex1"], results)
-    assert header == ["student", "ex4", "ex1", "total", "pending review"]
+    assert header == ["student", "ex4", "ex1", "total", "not graded yet"]
     assert rows == [["ann", "25", "", "25", ""], ["bob", "", "", "0", ""]]
     roster = {"ann": [_Person("1", "a@x", "Ann"), _Person("2", "", "Al")]}
-    header, rows = performance_scores(["ann", "bob"], ["ex4"], results, roster)
-    assert header == ["submission", "SID", "Email", "Name", "ex4 performance"]
+    timed = {"ex4": {"timing"}}
+    header, rows = performance_scores(["ann", "bob"], ["ex4"], results, timed, roster)
+    assert header == ["submission", "SID", "Email", "Name", "ex4 on a GPU"]
     assert rows == [
         ["ann", "1", "a@x", "Ann", "15"],
         ["ann", "2", "", "Al", "15"],
@@ -60,4 +61,22 @@ def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
     ]
     # the same leading columns as the gradebook's, with a roster and without
     assert gradebook(["ann", "bob"], ["ex4"], results, roster)[0][:4] == header[:4]
-    assert performance_scores(["ann"], ["ex4"], results)[0] == ["student", "ex4 performance"]
+    assert performance_scores(["ann"], ["ex4"], results, timed)[0] == ["student", "ex4 on a GPU"]
+
+
+def test_points_that_need_a_gpu_are_listed_as_not_graded_yet_and_left_out_of_gpu_scores() -> None:
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, ""),
+        CheckResult("answers roofline", "answers", "skipped", 0, 14, "needs a GPU and ncu"),
+        CheckResult("answers explanation", "answers", "pending", 0, 10, "pending"),
+    ]
+    report = Report("ex3", "T", "k.cu", 1, DeviceInfo("cpu", "CPU"), checks)
+    cpu = _Stored("ann", "ex3", report.score, report.max_score, report.to_json())
+    _, rows = gradebook(["ann"], ["ex3"], [cpu])
+    assert rows == [["ann", "10", "10", "ex3: 14 need a GPU, 10 pending review"]]
+    gpu_checks = {"ex3": {"answers roofline"}}
+    assert performance_scores(["ann"], ["ex3"], [cpu], gpu_checks)[1] == [["ann", ""]]
+    text = render_summary([cpu], [])
+    assert (
+        "## Not graded yet" in text and "- ex3: up to 14 points of each grading need a GPU" in text
+    )

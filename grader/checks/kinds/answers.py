@@ -31,6 +31,10 @@ from grader.checks.profile_answers import (
 from grader.results import CheckKind, CheckResult
 from grader.spec import ExerciseSpec
 
+GRADED_WITHOUT_A_GPU = frozenset({"answers limit of 64"})
+"""The questions graded against what the CPU backend knows too (the limits of every CUDA GPU);
+every other is graded against what the grader measured on a GPU."""
+
 
 class AnswersCheck(Check):
     key: ClassVar[str] = "answers"
@@ -46,7 +50,10 @@ class AnswersCheck(Check):
         else:
             share = profile_question_share(answers)
             names = list(PROFILE_CHECK_NAMES)
-        planned = [PlannedCheck(name, CheckKind.ANSWERS, share) for name in names]
+        planned = [
+            PlannedCheck(name, CheckKind.ANSWERS, share, name not in GRADED_WITHOUT_A_GPU)
+            for name in names
+        ]
         worth = float(answers.review.points) if answers.review else 0.0
         return [*planned, PlannedCheck(EXPLANATION, CheckKind.ANSWERS, worth)]
 

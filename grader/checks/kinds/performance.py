@@ -25,7 +25,9 @@ class PerformanceCheck(Check):
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
         assert spec.performance is not None
         return [
-            PlannedCheck(PERFORMANCE_CHECK, CheckKind.PERFORMANCE, float(spec.performance.points))
+            PlannedCheck(
+                PERFORMANCE_CHECK, CheckKind.PERFORMANCE, float(spec.performance.points), True
+            )
         ]
 
     def run(self, context: Context) -> Outcome:
@@ -35,14 +37,14 @@ class PerformanceCheck(Check):
         if context.done(PERFORMANCE_CHECK):
             return None
         points = float(performance.points)
-        if not backend.times_kernels:
-            why = "needs a GPU: the CPU backend grades correctness only; timing is done on a GPU"
-            context.report(_skipped(points, why))
-            return None
-        if context.any_failed:
+        if context.any_failed:  # known without a GPU: a wrong kernel is not timed anywhere
             context.report(
                 _skipped(points, "not timed: the kernel must pass every correctness check first")
             )
+            return None
+        if not backend.times_kernels:
+            why = "needs a GPU: the CPU backend grades correctness only; timing is done on a GPU"
+            context.report(_skipped(points, why))
             return None
         # Imported here: the timing engine is needed only where kernels are timed.
         from grader.checks.performance import run_performance

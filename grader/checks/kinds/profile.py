@@ -28,7 +28,7 @@ class ProfileCheck(Check):
     needs: ClassVar[tuple[str, ...]] = ("correctness",)
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
-        return [PlannedCheck(PROFILE_CHECK, CheckKind.PERFORMANCE, 0.0)]
+        return [PlannedCheck(PROFILE_CHECK, CheckKind.PERFORMANCE, 0.0, needs_gpu=True)]
 
     def run(self, context: Context) -> Outcome:
         profile, backend = context.spec.profile, context.backend

@@ -31,7 +31,7 @@ class SweepCheck(Check):
 
     def plan(self, spec: ExerciseSpec) -> list[PlannedCheck]:
         assert spec.sweep is not None
-        return [PlannedCheck(SWEEP_CHECK, CheckKind.PERFORMANCE, float(spec.sweep.points))]
+        return [PlannedCheck(SWEEP_CHECK, CheckKind.PERFORMANCE, float(spec.sweep.points), True)]
 
     def run(self, context: Context) -> Outcome:
         sweep, backend = context.spec.sweep, context.backend
