@@ -8,6 +8,7 @@ reads says `work.ipynb, cell 3, line 19` (`readable_locations`)."""
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,19 +38,50 @@ def readable_locations(text: str) -> str:
     return _IN_CELL.sub(spelled, text)
 
 
-def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
+def _notebook(path: Path) -> Any:
+    """The notebook at `path`, read bounded; a GraderError naming the file (by its name: a
+    batch's folders are the instructor's) where it is not one."""
     import nbformat
 
     try:
         raw = read_bounded(path, 16 * MAX_SOURCE_BYTES)
     except FileNotFoundError:
-        raise GraderError(f"{path}: file not found") from None
+        raise GraderError(f"{path.name}: file not found") from None
     try:
-        notebook: Any = cast(Any, nbformat).reads(raw.decode("utf-8"), as_version=4)
+        with warnings.catch_warnings():  # an old notebook's missing cell ids are not the point
+            warnings.simplefilter("ignore")
+            return cast(Any, nbformat).reads(raw.decode("utf-8"), as_version=4)
     except UnicodeDecodeError:
-        raise GraderError(f"{path}: not UTF-8 text") from None
+        raise GraderError(f"{path.name}: not UTF-8 text") from None
     except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
-        raise GraderError(f"{path}: not a Jupyter notebook ({type(exc).__name__})") from None
+        raise GraderError(f"{path.name}: not a Jupyter notebook ({type(exc).__name__})") from None
+
+
+def _marks(cell: Any) -> set[str]:
+    """The exercises a code cell is marked for: its `grader:EX` tags, or a first line
+    `// grader: EX`."""
+    tags = {
+        t.split(":", 1)[1]
+        for t in cell.get("metadata", {}).get("tags", [])
+        if str(t).startswith("grader:")
+    }
+    first = _MARKER.match(str(cell.get("source", "")).split("\n", 1)[0])
+    return tags | ({first.group(1)} if first else set())
+
+
+def marked_exercises(path: Path) -> set[str] | None:
+    """The exercises some code cell of the notebook is marked for; None where it cannot be read
+    (grading says why)."""
+    try:
+        notebook = _notebook(path)
+    except GraderError:
+        return None
+    code = [c for c in notebook.cells if c.get("cell_type") == "code"]
+    return set().union(*(_marks(c) for c in code)) if code else set()
+
+
+def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
+    notebook = _notebook(path)
     cells = [
         (number, cell)
         for number, cell in enumerate(notebook.cells, start=1)
@@ -66,12 +98,14 @@ def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
         ]
     if not chosen:
         raise GraderError(
-            f"{path}: no code cell for {exercise_id}: tag the kernel's cell '{tag}' or start it "
-            f"with the line '// grader: {exercise_id}'"
+            f"{path.name}: no code cell for {exercise_id}: tag the kernel's cell '{tag}' or "
+            f"start it with the line '// grader: {exercise_id}'"
         )
     if len(chosen) > 1:
         numbers = ", ".join(str(n) for n, _ in chosen)
-        raise GraderError(f"{path}: cells {numbers} are all marked for {exercise_id}: keep one")
+        raise GraderError(
+            f"{path.name}: cells {numbers} are all marked for {exercise_id}: keep one"
+        )
     number, cell = chosen[0]
     text = str(cell.get("source", ""))
     if _MARKER.match(text.split("\n", 1)[0]):

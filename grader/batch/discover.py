@@ -31,6 +31,7 @@ from grader.batch.unzip import extract
 from grader.bounded_read import not_regular
 from grader.course import Exercise
 from grader.errors import GraderError
+from grader.notebook import marked_exercises
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def _from_entry(
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
         mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder")]
-        return mine, _found("folder", mine, exercises)
+        return mine, _found("folder", mine, exercises) + _unread(entry, mine)
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
     if not is_zip:
@@ -133,7 +134,28 @@ def _from_entry(
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
-    return mine, _found("zip", mine, exercises) + aside
+    return mine, _found("zip", mine, exercises) + aside + _unread(folder, mine)
+
+
+def _unread(folder: Path, mine: list[Submission]) -> str:
+    """Kernels and notebooks in a student's folder that no exercise took, named so that the
+    batch's summary lists them (several .cu files, or one outside its exercise's folder)."""
+    used = {s.kernel for s in mine if s.kernel is not None}
+    left: list[str] = []
+    for top, folders, files in os.walk(folder):  # links to folders are not followed
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
+        for name in sorted(files):
+            path = Path(top) / name
+            if path.suffix in (".cu", ".ipynb") and not name.startswith(".") and path not in used:
+                left.append(display(str(path.relative_to(folder))))
+        if len(left) > 20:
+            break
+    if not left:
+        return ""
+    return (
+        f"; not read: {', '.join(left[:20])} (name each kernel as the exercise's stub is named, "
+        "in its exercise's folder where there are several exercises)"
+    )
 
 
 def _from_file(
@@ -145,7 +167,12 @@ def _from_file(
     if entry.suffix == ".cu" and len(exercises) != 1:
         return [], "skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
     # no answers file: one beside it at the top would be everyone's
-    mine = [_stamped(Submission(student, e, entry, None, "file"), None) for e in exercises]
+    marked = marked_exercises(entry) if entry.suffix == ".ipynb" else None
+    mine = [
+        _stamped(Submission(student, e, None if marked and e.id not in marked else entry,
+                            None, "file"), None)
+        for e in exercises
+    ]  # fmt: skip
     aside = (
         f" (graded as {key!r}: another hand-in is {_stem(key)!r} too)" if key == entry.name else ""
     )
@@ -269,6 +296,9 @@ def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, 
             return found
     notebooks = sorted(folder.glob("*.ipynb"))
     if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
+        marked = marked_exercises(notebooks[0]) if _mode(notebooks[0]) is not None else None
+        if marked and exercise.id not in marked:
+            return None, None  # cells for other exercises only: this one was not handed in
         return _usable(notebooks[0], notebooks[0].name)
     return None, None
 

@@ -84,7 +84,7 @@ def run(
     baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
     for line in baselines:
         console.baseline(line)
-    skipped = [note for note in notes if ": skipped: " in note]
+    skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
     write_summary(out / "summary.md", results, work.missing, baselines, work.refused, skipped)
     write_performance_scores(out / "performance_scores.csv", everyone, chosen, results, roster)
     console.done(out)

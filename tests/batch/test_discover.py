@@ -5,6 +5,7 @@ is graded; nothing is followed, nothing waits forever, nothing is written outsid
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -298,9 +299,32 @@ def test_the_layouts_students_hand_in_are_all_read(tmp_path: Path, ex4: Exercise
     kernels = _kernels(found)
     assert set(kernels) == {("ann", "ex4"), ("ben", "ex4"), ("cat", "ex4")}
     assert all(text.encode() == GOOD for text in kernels.values())
-    assert "dan: folder, 0 of 1 exercise(s) found" in notes
+    assert any(
+        n.startswith("dan: folder, 0 of 1 exercise(s) found; not read: a.cu, b.cu") for n in notes
+    )
     assert "cat.cu: file, 1 of 1 exercise(s) found" in notes
     assert "notes.txt: skipped: not a folder, a .zip, a .cu file or a notebook" in notes
+
+
+def test_with_several_exercises_what_is_not_read_is_named_and_a_notebook_gives_its_cells_only(
+    tmp_path: Path,
+) -> None:
+    course = load_course(ROOT)
+    ex1, ex4 = course.find("ex1"), course.find("ex4")
+    root = tmp_path / "submissions"
+    (root / "gina").mkdir(parents=True)
+    (root / "gina/my_kernel.cu").write_bytes(GOOD)  # whose exercise? not guessed
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {"cells": [{**cell, "source": "// grader: ex4\n" + GOOD.decode()}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    (root / "frank.ipynb").write_text(json.dumps(notebook))
+    found, notes = discover(root, [ex1, ex4], tmp_path / "work")
+    assert "frank.ipynb: file, 1 of 2 exercise(s) found" in notes  # ex1: not handed in
+    assert [(s.student, s.exercise.id) for s in found if s.kernel] == [("frank", "ex4")]
+    assert any(
+        n.startswith("gina: folder, 0 of 2 exercise(s) found; not read: my_kernel.cu")
+        for n in notes
+    )
 
 
 def test_a_single_cu_file_needs_one_exercise_and_is_skipped_saying_so(tmp_path: Path) -> None:
