@@ -50,16 +50,6 @@ def _read_answers(exercise: Exercise, path: Path | None) -> tuple[str | None, st
         return None, f"{path.name}:{line}: not UTF-8 text"
 
 
-def _template(exercise: Exercise) -> str:
-    """The answers template shipped with the exercise ('' where there is none)."""
-    spec = exercise.spec.answers
-    path = exercise.directory / spec.file if spec else None
-    try:
-        return path.read_text(encoding="utf-8") if path is not None else ""
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
 def grade(
     exercise: Exercise,
     source: KernelSource,
@@ -135,7 +125,6 @@ def start_grading(
         keep_dir=str(keep_dir) if keep_dir else "",
         answers_text=answers_text,
         answers_error=answers_error,
-        answers_template=_template(exercise),
         env=dict(env or {}),
         first_failure_stops=first_failure_stops,
         selection=selection,

@@ -30,9 +30,6 @@ class Job:
     """The answers file's text, where the exercise asks questions and the file exists."""
     answers_error: str = ""
     """Why the answers file could not be read, where it could not."""
-    answers_template: str = ""
-    """The exercise's own answers file, as students get it ('' where it has none): an
-    explanation left as its question is not an answer."""
     env: dict[str, str] = field(default_factory=dict)
     """Set in the child before any GPU work (a batch lane's GPU and lock)."""
     first_failure_stops: bool = False

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.batch.discover import discover
+from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
+from grader.checks.profile_answers import ProfilingAnswers, profiling_question
 from grader.course import Exercise
 from grader.errors import GraderError
 
@@ -76,12 +78,8 @@ def _read_back(
             if submission.kernel is None and not problem:
                 problem = f"no {exercise.spec.kernel.file}: nothing to grade"
             answers = exercise.spec.answers
-            if (
-                not problem
-                and answers is not None
-                and not (submission.answers and submission.answers.is_file())
-            ):
-                problem = f"no {answers.file}: its questions will score 0"
+            if not problem and answers is not None:
+                problem = _answers_problem(exercise, submission.answers)
             out.append(
                 Exported(
                     exercise.id,
@@ -91,3 +89,31 @@ def _read_back(
                 )
             )
         return out
+
+
+def _answers_problem(exercise: Exercise, path: Path | None) -> str:
+    """What grading will find wrong with the answers file, as it reads it ('' where nothing):
+    absent, not YAML, a value of the wrong type (each with its line), the explanation left as
+    the template's question."""
+    spec = exercise.spec.answers
+    assert spec is not None
+    if path is None or not path.is_file():
+        return f"no {spec.file}: its questions will score 0"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return f"{spec.file}: not UTF-8 text: its questions will score 0"
+    model, question_of = (
+        (TileSweepAnswers, tile_sweep_question)
+        if spec.kind == "tile_sweep"
+        else (ProfilingAnswers, profiling_question)
+    )
+    loaded = load_answers(text, spec.file, model, question_of)
+    if isinstance(loaded, str):
+        return f"{loaded}: its questions will score 0"
+    problems = list(loaded.problems.values())
+    question = " ".join(spec.review.question.split()) if spec.review else ""
+    given = str(getattr(loaded.answers, "explanation", ""))
+    if question and " ".join(given.split()) == question:
+        problems.append("the explanation is still the template's question: it will score 0")
+    return "; ".join(problems)

@@ -4,8 +4,6 @@ worth nothing, where it has none. An explanation left as the template's question
 
 from __future__ import annotations
 
-import yaml
-
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import ReviewSpec
 from grader.text_bounds import reflowed
@@ -48,19 +46,9 @@ def explanation_result(text: str, review: ReviewSpec | None = None) -> CheckResu
     )
 
 
-def template_explanation(template: str) -> str:
-    """The explanation of the answers template (its question), '' where there is none."""
-    try:
-        data = yaml.safe_load(template) if template else None
-    except yaml.YAMLError:
-        return ""
-    found = data.get("explanation") if isinstance(data, dict) else None
-    return " ".join(found.split()) if isinstance(found, str) else ""
-
-
-def unless_template(results: list[CheckResult], template: str) -> list[CheckResult]:
+def unless_template(results: list[CheckResult], review: ReviewSpec | None) -> list[CheckResult]:
     """The explanation failed where it is still the template's question (nothing to review)."""
-    question = template_explanation(template)
+    question = " ".join(review.question.split()) if review else ""
     out = []
     for result in results:
         if result.name == EXPLANATION and question and " ".join(result.answer.split()) == question:

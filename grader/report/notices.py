@@ -48,10 +48,16 @@ def export_lines(target: Path, found: Sequence[tuple[str, Sequence[str], bool, s
         held = ", ".join(files) if files else "nothing"
         lines.append(f"{exercise}: {mark}: {held}" + (f" ({problem})" if problem else ""))
     gradable = sum(ok for _, _, ok, _ in found)
-    lines.append(
-        f"{target}: {gradable} of {len(found)} exercise(s) gradable, read back as batch grading "
-        "and Gradescope read it; upload this file"
-    )
+    warned = sum(ok and bool(problem) for _, _, ok, problem in found)
+    what = f"{target}: {gradable} of {len(found)} exercise(s) gradable, read back as batch "
+    if gradable == 0:
+        lines.append(what + "grading and Gradescope read it: nothing in it can be graded; mend "
+                     "your work and export again before you upload")  # fmt: skip
+    elif gradable < len(found) or warned:
+        lines.append(what + "grading and Gradescope read it; mend what is said above, or upload "
+                     "it knowing what will score 0")  # fmt: skip
+    else:
+        lines.append(what + "grading and Gradescope read it; upload this file")
     return lines
 
 

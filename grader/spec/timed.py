@@ -124,6 +124,11 @@ class ReviewSpec(SpecModel):
     rubric lives with the solutions (instructors only): it tells what a good answer says."""
 
     points: int = Field(ge=1, description="The explanation's points: the rubric's items' sum.")
+    question: str = Field(
+        min_length=1,
+        description="What the explanation answers, as the answers template asks it: an "
+        "explanation left as this question is no answer (0, not pending).",
+    )
     rubric: str = Field(
         "rubric.yaml",
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\.yaml$",

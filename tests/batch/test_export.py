@@ -30,10 +30,27 @@ def test_the_zip_holds_what_graders_read_and_says_what_is_missing(
         "ex2: warning: ex2-tile-sweep/kernel.cu (no answers.yaml: its questions will score 0)"
         in lines
     )
-    assert lines[-1].endswith(
-        "4 of 4 exercise(s) gradable, read back as batch grading and "
-        "Gradescope read it; upload this file"
+    assert (
+        "ex3: warning: ex3-profiling/kernel.cu, ex3-profiling/answers.yaml (the explanation is "
+        "still the template's question: it will score 0)" in lines
     )
+    assert lines[-1].endswith(
+        "4 of 4 exercise(s) gradable, read back as batch grading and Gradescope read it; mend "
+        "what is said above, or upload it knowing what will score 0"
+    )
+
+
+def test_answers_that_grading_cannot_read_are_said_before_upload(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    answers = course_copy / "exercises/ex3-profiling/answers.yaml"
+    answers.write_text(answers.read_text().replace('gpu: ""', "gpu: [unclosed"))
+    target = tmp_path / "hand-in.zip"
+    done = run_grader(["--course", str(course_copy), "export", str(target), "--exercise", "ex3"])
+    assert done.returncode == 0, done.stderr
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("ex3: ")]
+    assert line.startswith("ex3: warning: ") and "answers.yaml:" in line and "YAML" in line
+    assert "its questions will score 0" in line
 
 
 def test_a_missing_kernel_is_not_gradable_and_exits_1(course_copy: Path, tmp_path: Path) -> None:

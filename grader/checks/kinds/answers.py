@@ -61,7 +61,7 @@ class AnswersCheck(Check):
         answers = context.spec.answers
         assert answers is not None
         results = _tile_sweep(context) if answers.kind == "tile_sweep" else _profiling(context)
-        for result in unless_template(results, context.job.answers_template):
+        for result in unless_template(results, answers.review):
             context.report(result)
         return None
 

@@ -47,13 +47,12 @@ def context(
     done: tuple[str, ...] = (),
     any_failed: bool = False,
     answers_text: str | None = None,
-    answers_template: str = "",
 ) -> tuple[Context, list[Event]]:
     events: list[Event] = []
     job = Job(
         spec={}, source_text=source, display_name="kernel.cu", seed=7, done=done,
         any_failed=any_failed, course_root=str(ROOT), keep_dir="/nonexistent",
-        answers_text=answers_text, answers_template=answers_template,
+        answers_text=answers_text,
     )  # fmt: skip
     device = DeviceInfo("cpu", "stand-in")
     made = Context(job, spec, KernelSource(source, "kernel.cu"), backend, device, events.append)  # type: ignore[arg-type]

@@ -48,9 +48,7 @@ def test_profiling_answers_without_figures_are_not_graded_on_them() -> None:
 
 def test_an_explanation_left_as_the_templates_question_is_no_answer_to_review() -> None:
     template = (ROOT / "exercises/ex3-profiling/answers.yaml").read_text()
-    made, events = context(
-        EX3, backend=NoTimingBackend(), answers_text=template, answers_template=template
-    )
+    made, events = context(EX3, backend=NoTimingBackend(), answers_text=template)
     made.evidence["profile"] = ProfileFigures(None, "needs a GPU and Nsight Compute")
     AnswersCheck().run(made)
     explanation = sent(events)[-1]
@@ -62,9 +60,22 @@ def test_an_explanation_left_as_the_templates_question_is_no_answer_to_review() 
         (reflowed, "failed"),
         (template.replace("What do", "Here: what do"), "pending"),
     ):
-        made, events = context(
-            EX3, backend=NoTimingBackend(), answers_text=text, answers_template=template
-        )
+        made, events = context(EX3, backend=NoTimingBackend(), answers_text=text)
         made.evidence["profile"] = ProfileFigures(None, "needs a GPU and Nsight Compute")
         AnswersCheck().run(made)
         assert sent(events)[-1].status == status, text
+
+
+def test_each_answers_template_asks_the_question_its_spec_names() -> None:
+    import yaml
+
+    from grader.course import load_course
+
+    for exercise in load_course(ROOT).exercises:
+        answers = exercise.spec.answers
+        if answers is None or answers.review is None:
+            continue
+        template = yaml.safe_load((exercise.directory / answers.file).read_text())
+        assert " ".join(template["explanation"].split()) == " ".join(
+            answers.review.question.split()
+        )
