@@ -21,24 +21,36 @@ def render_student_readme(course: Course) -> str:
             "## Set-up: one command on a fresh machine (Python >= 3.10)",
             "",
             "```sh",
-            f"bin/dev grader check {first}    # sets up on first use, then grades the stub",
-            "source .venv/bin/activate      # then `grader ...` works in this shell",
+            *_commented(
+                [
+                    (f"bin/dev grader check {first}", "sets up on first use, then grades the stub"),
+                    ("source .venv/bin/activate", "then `grader ...` works in this shell"),
+                ]
+            ),
             "```",
             "",
             "Without a GPU, kernels run on the CPU backend: correctness is graded as on a GPU;",
-            "timing is graded on a GPU only (the report says which checks were skipped, and why).",
+            "what needs a GPU (timing, profiles, figures measured on one) is graded on a GPU",
+            "only: the report lists those points as '(N need a GPU)', not as lost.",
             "",
             "## Checking your work",
             "",
             "```sh",
-            "grader list                            # the exercises",
-            f"grader check {first}                     # grade the exercise's kernel.cu",
-            f"grader check {first} --file my.cu        # grade another file (or a notebook)",
-            f"grader check {first} -x                  # stop at the first check that fails",
-            "grader check --all                     # every exercise, then one summary",
-            "grader export hand-in.zip              # what to upload, checked as graders read it",
-            f"grader check {first} --seed 1234567      # reproduce a run (the seed is printed)",
-            "grader doctor                          # what this machine offers",
+            *_commented(
+                [
+                    ("grader list", "the exercises"),
+                    (f"grader check {first}", "grade the exercise's kernel.cu"),
+                    (f"grader check {first} --file my.cu", "grade another file (or a notebook)"),
+                    (f"grader check {first} -x", "stop at the first check that fails"),
+                    ("grader check --all", "every exercise, then one summary"),
+                    ("grader export hand-in.zip", "what to upload, checked as graders read it"),
+                    (
+                        f"grader check {first} --seed 1234567",
+                        "reproduce a run (the seed is printed)",
+                    ),
+                    ("grader doctor", "what this machine offers"),
+                ]
+            ),
             "```",
             "",
             "## Exercises",
@@ -52,3 +64,9 @@ def render_student_readme(course: Course) -> str:
             "",
         ]
     )
+
+
+def _commented(lines: list[tuple[str, str]]) -> list[str]:
+    """Shell commands with their comments lined up in one column."""
+    width = max(len(command) for command, _ in lines) + 2
+    return [f"{command.ljust(width)}# {comment}" for command, comment in lines]

@@ -80,6 +80,9 @@ def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:
         "| ex4 | 2x2 register tiling | `exercises/ex4-register-tiling/` | 10 for compiling"
         in readme
     )
+    for block in readme.split("```sh\n")[1:]:  # each block's comments in one column
+        commands = block.split("```")[0].splitlines()
+        assert len({line.index("  # ") for line in commands}) == 1, commands
     refused = run_grader(["release", str(target)])
     assert refused.returncode == 2 and "not empty" in refused.stderr
 
