@@ -12,7 +12,14 @@ from grader.batch.late import lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
-from grader.report.gradebook import NOT_GRADED_YET, not_graded_yet
+from grader.report.gradebook import (
+    NOT_GRADED_YET,
+    identity_columns,
+    not_graded_yet,
+    person_rows,
+    who,
+)
+from grader.report.stored import Person, Roster
 from grader.results import Report
 
 
@@ -58,19 +65,36 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
     return grades
 
 
-def write_gradebook(course: Course, grades: Sequence[Grade], target: Path) -> Path:
-    """TARGET.csv (a row per student: each exercise's points after the policy and its days
-    late, then the total and what is still pending review: the total is not final while any
-    is) and TARGET.sqlite (a row per grade); returns the SQLite path."""
+def roster_of(outs: Sequence[Path]) -> Roster:
+    """Who is behind each submission, as the batches' exports named them (a later folder wins)."""
+    roster: dict[str, Sequence[Person]] = {}
+    for out in outs:
+        store = ResultStore.of_batch(out)
+        try:
+            roster.update(store.submitters())
+        finally:
+            store.close()
+    return roster
+
+
+def write_gradebook(
+    course: Course, grades: Sequence[Grade], target: Path, roster: Roster | None = None
+) -> Path:
+    """TARGET.csv (a row per student, or per person of a group where an export named them,
+    with the columns Gradescope's uploads read: each exercise's points after the policy and its
+    days late, then the total and what is not graded yet: the total is not final while it says
+    anything) and TARGET.sqlite (a row per grade); returns the SQLite path."""
+    roster = roster or {}
+    named = any(roster.values())
     exercises = [e.id for e in course.exercises]
     students = sorted({g.student for g in grades})
     by_key = {(g.student, g.exercise): g for g in grades}
-    header = ["student"]
+    header = identity_columns(named)
     for exercise in exercises:
         header += [exercise, f"{exercise} days late"]
     rows: list[list[Cell]] = []
-    for student in students:
-        row: list[Cell] = [student]
+    for student, member in person_rows(students, roster):
+        row: list[Cell] = who(student, member, named)
         total = 0.0
         waiting = []
         for exercise in exercises:
@@ -108,7 +132,7 @@ def is_gradebook(path: Path) -> bool:
     try:
         if path.suffix == ".csv":
             with path.open(encoding="utf-8", errors="replace") as handle:
-                return handle.readline().startswith("student,")
+                return handle.readline().startswith(("student,", "submission,SID,"))
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         db.close()

@@ -8,6 +8,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grader import __version__
 from grader.batch.reviews import REVIEWS_SCHEMA, Review, apply_review, written_answer
 from grader.errors import GraderError
+from grader.report.stored import Person
 from grader.results import Report, ReportDocument
 
 SCHEMA = """
@@ -42,6 +44,14 @@ CREATE TABLE IF NOT EXISTS handed_in (
     submitted_at REAL NOT NULL,
     source TEXT NOT NULL,
     PRIMARY KEY (student, exercise, source_sha256)
+);
+CREATE TABLE IF NOT EXISTS submitters (
+    student TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    sid TEXT NOT NULL,
+    email TEXT NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (student, position)
 );
 """
 
@@ -70,6 +80,15 @@ class BatchRecord(BaseModel):
     device: str
     grader_version: str
     graded_at: str = Field(description="Local time, ISO 8601 with its UTC offset.")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A person behind a submission, as the store keeps them."""
+
+    sid: str
+    email: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -172,6 +191,33 @@ class ResultStore:
                     "INSERT OR IGNORE INTO handed_in VALUES (?, ?, ?, ?, ?)",
                     (row.student, row.exercise, row.source_sha256, at, source),
                 )
+
+    def record_submitters(self, roster: dict[str, Sequence[Person]]) -> None:
+        """Who is behind each submission, as an export names them (kept for the term's
+        gradebook, whose rows are per person); a submission's earlier list is replaced."""
+        rows = [
+            (student, i, p.sid, p.email, p.name)
+            for student, people in roster.items()
+            for i, p in enumerate(people)
+        ]
+        try:
+            with self._db:
+                self._db.executemany(
+                    "DELETE FROM submitters WHERE student = ?", [(s,) for s in roster]
+                )
+                self._db.executemany("INSERT INTO submitters VALUES (?, ?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise self._failed("cannot record who submitted", exc) from None
+
+    def submitters(self) -> dict[str, list[Named]]:
+        """Student key -> the people behind that submission, in the export's order."""
+        rows = self._db.execute(
+            "SELECT student, sid, email, name FROM submitters ORDER BY student, position"
+        )
+        roster: dict[str, list[Named]] = {}
+        for student, sid, email, name in rows:
+            roster.setdefault(student, []).append(Named(sid, email, name))
+        return roster
 
     def count(self, run_id: str) -> int:
         """How many results run `run_id` recorded."""

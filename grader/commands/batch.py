@@ -68,6 +68,7 @@ def run(
     store = ResultStore(database)
     secret = load_or_create(out)
     work = select_work(found, students, store.graded())
+    store.record_submitters({s.student: s.submitters for s in found if s.submitters})
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     console.plan(len(work.todo), jobs, len(work.missing), len(work.refused))
     grade_all(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.gradebook import collect, is_gradebook, write_gradebook
+from grader.batch.gradebook import collect, is_gradebook, roster_of, write_gradebook
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 
@@ -21,7 +21,7 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
                 "(nothing is overwritten but an earlier gradebook)"
             )
     grades = collect(course, outs, file_times)
-    database = write_gradebook(course, grades, target)
+    database = write_gradebook(course, grades, target, roster_of(outs))
     late = sum(1 for g in grades if g.days_late)
     unknown = sum(1 for g in grades if g.days_late is None)
     policy = "no deadlines in course.yaml" if course.deadlines is None else "late policy applied"

@@ -15,7 +15,7 @@ Table = tuple[list[str], list[list[Cell]]]
 """A CSV's header and rows."""
 
 
-def _rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Person | None]]:
+def person_rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Person | None]]:
     """(key, member) for each row: one per member of a group, one per key without a roster."""
     rows: list[tuple[str, Person | None]] = []
     for student in students:
@@ -24,13 +24,13 @@ def _rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Person | N
     return rows
 
 
-def _identity(named: bool) -> list[str]:
+def identity_columns(named: bool) -> list[str]:
     """The leading columns of both CSVs: the key, then who, where an export names them (with
     the headers Gradescope's own exports and score uploads use)."""
     return ["submission", "SID", "Email", "Name"] if named else ["student"]
 
 
-def _who(student: str, member: Person | None, named: bool) -> list[Cell]:
+def who(student: str, member: Person | None, named: bool) -> list[Cell]:
     if not named:
         return [student]
     return [student, *((member.sid, member.email, member.name) if member else ("", "", ""))]
@@ -54,15 +54,15 @@ def gradebook(
     reports = {(r.student, r.exercise): Report.from_json(r.report) for r in results}
     named = any(roster.values())
     rows: list[list[Cell]] = []
-    for student, member in _rows(students, roster):
+    for student, member in person_rows(students, roster):
         points = [scores.get((student, e)) for e in exercises]
         total = sum(p for p in points if p is not None)
         waiting = "; ".join(
             f"{e}: {note}" for e in exercises if (note := not_graded_yet(reports.get((student, e))))
         )
-        row = [*_who(student, member, named), *(_cell(p) for p in points), f"{total:g}", waiting]
+        row = [*who(student, member, named), *(_cell(p) for p in points), f"{total:g}", waiting]
         rows.append(row)
-    return [*_identity(named), *exercises, "total", NOT_GRADED_YET], rows
+    return [*identity_columns(named), *exercises, "total", NOT_GRADED_YET], rows
 
 
 NOT_GRADED_YET = "not graded yet"
@@ -102,7 +102,7 @@ def performance_scores(
             points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
     named = any(roster.values())
     rows: list[list[Cell]] = []
-    for student, member in _rows(students, roster):
+    for student, member in person_rows(students, roster):
         cells = [_cell(points.get((student, e))) for e in exercises]
-        rows.append([*_who(student, member, named), *cells])
-    return [*_identity(named), *(f"{e} on a GPU" for e in exercises)], rows
+        rows.append([*who(student, member, named), *cells])
+    return [*identity_columns(named), *(f"{e} on a GPU" for e in exercises)], rows

@@ -265,6 +265,14 @@ def test_a_gradescope_export_is_read_with_its_students(small_course: Path, tmp_p
         "submission_101,7001,,Ada L,80,80,ex4: 20 need a GPU",
         "submission_102,,bo@uni.edu,Bo,33.33,33.33,",
     ]
+    # the term's gradebook keeps the people, so that it can be uploaded by SID too
+    term = tmp_path / "term.csv"
+    booked = run_grader(["--course", str(small_course), "gradebook", str(out), "--to", str(term)])
+    assert booked.returncode == 0, booked.stderr
+    lines = term.read_text().splitlines()
+    assert lines[0].startswith("submission,SID,Email,Name,ex1,ex1 days late,")
+    assert lines[1].startswith("submission_101,7001,,Ada L,")
+    assert lines[2].startswith("submission_102,,bo@uni.edu,Bo,")
 
 
 def _seeds(out: Path) -> dict[str, int]:
