@@ -21,7 +21,7 @@ def render_markdown(report: Report) -> str:
         "",
         f"**{verdict(report.passed)}**, "
         f"{total_points(report.score, report.max_score, report.pending, report.needs_gpu)}. "
-        f"{markdown_code_span(report.source)} on {markdown_text(str(report.device))}.",
+        f"{markdown_code_span(report.source)} {_where(report)}.",
         "",
         "| check | result | points |",
         "|---|---|---|",
@@ -44,6 +44,13 @@ def render_markdown(report: Report) -> str:
         lines += ["- " + markdown_text(hint).replace("\n", "\n  ") for hint in report.hints]
     lines += sweep_markdown(report) + profile_markdown(report)
     return "\n".join(lines) + "\n"
+
+
+def _where(report: Report) -> str:
+    """Where it ran: `on NVIDIA H200 (...)`, or why nothing ran (a hand-in refused)."""
+    if report.device.backend == "none":
+        return f"(not run: {markdown_text(report.device.detail or report.device.name)})"
+    return f"on {markdown_text(str(report.device))}"
 
 
 def feedback_markdown(reports: Sequence[Report]) -> str:
