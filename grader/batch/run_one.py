@@ -71,6 +71,6 @@ def _unreadable(submission: Submission, why: str) -> Report:
         )
         for p in plan(submission.exercise.spec)
     ]
-    device = DeviceInfo("none", "no device", "nothing to compile")
+    device = DeviceInfo("none", "nothing to compile")
     name = submission.kernel.name if submission.kernel else submission.exercise.spec.kernel.file
     return Report(submission.exercise.id, submission.exercise.title, name, 0, device, checks)

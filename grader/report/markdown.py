@@ -49,7 +49,7 @@ def render_markdown(report: Report) -> str:
 def _where(report: Report) -> str:
     """Where it ran: `on NVIDIA H200 (...)`, or why nothing ran (a hand-in refused)."""
     if report.device.backend == "none":
-        return f"(not run: {markdown_text(report.device.detail or report.device.name)})"
+        return f"(not run: {markdown_text(str(report.device))})"
     return f"on {markdown_text(str(report.device))}"
 
 
