@@ -59,7 +59,9 @@ def add_term_commands(commands: argparse._SubParsersAction[Any]) -> None:
         "similarity", help="pairs of near-copies among one exercise's submissions (a pointer)"
     )
     similar.add_argument("submissions", type=Path, help="the folder batch grading reads")
-    similar.add_argument("--exercise", required=True, help="the exercise id (ex1)")
+    similar.add_argument(
+        "--exercise", required=True, action="append", help="the exercise id (ex1): one only"
+    )
     similar.add_argument(
         "--threshold", type=float, default=0.8, help="the share of tokens shared (default 0.8)"
     )

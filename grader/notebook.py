@@ -65,8 +65,21 @@ def _marks(cell: Any) -> set[str]:
         for t in cell.get("metadata", {}).get("tags", [])
         if str(t).startswith("grader:")
     }
-    first = _MARKER.match(str(cell.get("source", "")).split("\n", 1)[0])
-    return tags | ({first.group(1)} if first else set())
+    marked = _marker(str(cell.get("source", "")))
+    return tags | ({marked} if marked else set())
+
+
+def _marker(source: str) -> str:
+    """The exercise a `// grader: EX` line marks the cell for: its first line, or its second
+    after a cell magic (`%%writefile kernel.cu`, which Jupyter wants first); '' where none."""
+    lines = source.split("\n", 2)
+    for index, line in enumerate(lines[:2]):
+        found = _MARKER.match(line)
+        if found:
+            return found.group(1)
+        if index == 0 and not line.lstrip().startswith("%%"):
+            break
+    return ""
 
 
 def marked_exercises(path: Path) -> set[str] | None:
@@ -90,12 +103,7 @@ def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
     tag = f"grader:{exercise_id}"
     chosen = [(n, c) for n, c in cells if tag in c.get("metadata", {}).get("tags", [])]
     if not chosen:
-        chosen = [
-            (n, c)
-            for n, c in cells
-            if (m := _MARKER.match(str(c.get("source", "")).split("\n", 1)[0]))
-            and m.group(1) == exercise_id
-        ]
+        chosen = [(n, c) for n, c in cells if _marker(str(c.get("source", ""))) == exercise_id]
     if not chosen:
         raise GraderError(
             f"{path.name}: no code cell for {exercise_id}: tag the kernel's cell '{tag}' or "
@@ -107,14 +115,14 @@ def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
             f"{path.name}: cells {numbers} are all marked for {exercise_id}: keep one"
         )
     number, cell = chosen[0]
-    text = str(cell.get("source", ""))
-    if _MARKER.match(text.split("\n", 1)[0]):
-        text = "\n" + text.split("\n", 1)[1] if "\n" in text else ""  # keep the line numbers
-    if "%%" in text.split("\n", 1)[0]:
-        text = (
-            "\n" + text.split("\n", 1)[1] if "\n" in text else ""
-        )  # a cell magic such as %%writefile
-    return KernelSource(text=text, display_name=f"{path.name}[cell {number}]")
+    lines = str(cell.get("source", "")).split("\n")
+    # the marker and a cell magic (%%writefile), in either order, blanked: line numbers kept
+    for index in range(min(2, len(lines))):
+        if _MARKER.match(lines[index]) or lines[index].lstrip().startswith("%%"):
+            lines[index] = ""
+        else:
+            break
+    return KernelSource(text="\n".join(lines), display_name=f"{path.name}[cell {number}]")
 
 
 def read_kernel(path: Path, exercise_id: str) -> KernelSource:

@@ -202,6 +202,7 @@ class Report:
             score=self.score,
             max_score=self.max_score,
             pending=self.pending,
+            needs_gpu=self.needs_gpu,
             device=str(self.device),
             backend=self.device.backend,
             seed=None if self.student_facing else self.seed,
@@ -226,6 +227,9 @@ class ReportDocument(BaseModel):
     score: float = Field(description="The points given so far (pending ones not among them).")
     max_score: float
     pending: float = Field(0.0, description="The points that await a person's review.")
+    needs_gpu: float = Field(
+        0.0, description="The points of checks skipped for want of a GPU: not graded here."
+    )
     device: str = Field(description="The device and its details, in words.")
     backend: str = Field(description="gpu, cpu, or none where no runtime check ran.")
     seed: int | None = Field(

@@ -38,6 +38,18 @@ def test_a_first_line_marker_works_too_and_keeps_line_numbers(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
+    "head", ["%%writefile kernel.cu\n// grader: ex4\n", "// grader: ex4\n%%writefile kernel.cu\n"]
+)
+def test_a_writefile_cell_is_marked_on_its_second_line_as_jupyter_wants_the_magic_first(
+    tmp_path: Path, head: str
+) -> None:
+    path = _notebook(tmp_path / "work.ipynb", (head + SOLUTION, []))
+    source = kernel_from_notebook(path, "ex4")
+    assert source.text.splitlines()[:2] == ["", ""]  # both lines blanked, line numbers kept
+    assert source.text.splitlines()[2:] == SOLUTION.splitlines()
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [
         (None, "no code cell for ex4: tag the kernel's cell 'grader:ex4'"),

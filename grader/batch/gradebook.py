@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.batch.late import lateness
+from grader.batch.late import for_students, lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
@@ -39,11 +39,15 @@ class Grade:
     """What is not graded yet, in words (report/gradebook.py's not_graded_yet)."""
 
 
-def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> list[Grade]:
+def collect(
+    course: Course, outs: Sequence[Path], file_times: bool = False, roster: Roster | None = None
+) -> tuple[list[Grade], list[str]]:
     """The newest result of each student x exercise across the batch outputs `outs` (a later
     one on the command line wins), with the late policy applied to the hand-in times a platform
     recorded (a Gradescope export's), and to files' modification times only with `file_times`
-    (a download or a copy may have reset them: every student would look late)."""
+    (a download or a copy may have reset them: every student would look late). Extensions may
+    name a student's key or the SID, e-mail or name of someone in `roster`; returns the grades and
+    the extension keys that name no one."""
     newest: dict[tuple[str, str], tuple[float, float | None, Report]] = {}
     for out in outs:
         store = ResultStore.of_batch(out)
@@ -56,13 +60,15 @@ def collect(course: Course, outs: Sequence[Path], file_times: bool = False) -> l
                 newest[key] = (result.score, when, Report.from_json(result.report))
         finally:
             store.close()
+    students = {student for student, _ in newest}
+    policy, unknown = for_students(course.deadlines, students, roster or {})
     grades = []
     for (student, exercise), (raw, at, report) in sorted(newest.items()):
-        late = lateness(course.deadlines, student, exercise, at)
+        late = lateness(policy, student, exercise, at)
         points = round(raw * late.kept, 2)
         waiting = not_graded_yet(report)
         grades.append(Grade(student, exercise, raw, late.days, points, at, report.pending, waiting))
-    return grades
+    return grades, unknown
 
 
 def roster_of(outs: Sequence[Path]) -> Roster:
@@ -132,7 +138,10 @@ def is_gradebook(path: Path) -> bool:
     try:
         if path.suffix == ".csv":
             with path.open(encoding="utf-8", errors="replace") as handle:
-                return handle.readline().startswith(("student,", "submission,SID,"))
+                header = handle.readline().rstrip("\r\n")
+            return header.startswith(("student,", "submission,SID,")) and header.endswith(
+                f",total,{NOT_GRADED_YET}"
+            )
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         db.close()

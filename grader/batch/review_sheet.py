@@ -29,11 +29,12 @@ def write_sheet(
     exercise: str,
     answers: Sequence[Written],
     rubric: tuple[tuple[str, float, str], ...],
-    earlier: Mapping[str, Review] | None = None,
+    earlier: Mapping[tuple[str, str, str], Review] | None = None,
 ) -> None:
     """A new sheet (never over an existing file): mark an item's cell with x where the answer
     earns it, 0 where it does not; a row left blank stays pending. An answer reviewed before
-    (`earlier`, by its hash) comes with that review's marks and comment."""
+    (`earlier`: by student, exercise and the answer's hash; never another student's review of
+    the same words) comes with that review's marks and comment."""
     if path.exists():
         raise GraderError(f"{path}: already there; give a new file name (nothing is overwritten)")
     if path.suffix != ".csv":
@@ -50,7 +51,7 @@ def write_sheet(
         ]
     ]
     for answer in answers:
-        before = (earlier or {}).get(answer.digest)
+        before = (earlier or {}).get((answer.student, answer.exercise, answer.digest))
         marks = [("x" if i in before.ticked else "0") if before else "" for i, _, _ in rubric]
         comment = before.comment if before else ""
         row = [answer.student, exercise, answer.digest[:12], reflowed(answer.text)]

@@ -182,7 +182,7 @@ def _similarity(args: argparse.Namespace) -> int:
     return similarity.run(
         course=open_course(args.course),
         submissions=args.submissions,
-        exercise=args.exercise,
+        exercises=args.exercise,
         threshold=args.threshold,
         report=args.report,
     )

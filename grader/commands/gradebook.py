@@ -20,8 +20,9 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
                 f"{path}: there, and not a gradebook this command wrote: give another --to "
                 "(nothing is overwritten but an earlier gradebook)"
             )
-    grades = collect(course, outs, file_times)
-    database = write_gradebook(course, grades, target, roster_of(outs))
+    roster = roster_of(outs)
+    grades, nobody = collect(course, outs, file_times, roster)
+    database = write_gradebook(course, grades, target, roster)
     late = sum(1 for g in grades if g.days_late)
     unknown = sum(1 for g in grades if g.days_late is None)
     policy = "no deadlines in course.yaml" if course.deadlines is None else "late policy applied"
@@ -29,6 +30,11 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
         f"gradebook: {target} and {database}: {len({g.student for g in grades})} student(s), "
         f"{len(grades)} grade(s), {late} late, {unknown} with no hand-in time ({policy})"
     )
+    for key in nobody:
+        print(
+            f"warning: course.yaml deadlines.extensions: {key!r} is no student of these batches "
+            "(give a folder or zip name, or a submitter's SID, e-mail or name): not applied"
+        )
     pending = sorted({g.exercise for g in grades if g.pending})
     if pending:
         waiting = sum(1 for g in grades if g.pending)
@@ -39,7 +45,7 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
     ungraded = sorted({g.exercise for g in grades if "need a GPU" in g.waiting})
     if ungraded:
         print(
-            f"not final: {', '.join(ungraded)} were graded without a GPU: the points that need "
-            "one are listed as not graded yet (grade them with a batch on a GPU)"
+            f"not final: {', '.join(ungraded)}: graded without a GPU; the points that need one "
+            "are listed as not graded yet (grade them with a batch on a GPU)"
         )
     return EXIT_OK

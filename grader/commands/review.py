@@ -68,8 +68,7 @@ def run(
         done = store.reviews()
         if sheet is not None:
             todo = [a for a in answers if again or _key(a) not in done]
-            earlier = {d: r for (_, _, d), r in done.items()}
-            write_sheet(sheet, chosen[0], todo, rubrics[chosen[0]], earlier)
+            write_sheet(sheet, chosen[0], todo, rubrics[chosen[0]], done)
             print(f"review sheet: {sheet}: {len(todo)} answer(s) of {chosen[0]} to review")
             return EXIT_OK
         if record is not None:

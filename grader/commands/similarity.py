@@ -4,6 +4,7 @@ of near-copies among one exercise's submissions, for the instructor (grader/batc
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from grader.batch.discover import discover
@@ -26,13 +27,18 @@ def run(
     *,
     course: Course,
     submissions: Path,
-    exercise: str,
+    exercises: Sequence[str],
     threshold: float = 0.8,
     report: Path | None = None,
 ) -> int:
     if not 0 < threshold <= 1:
         raise GraderError(f"--threshold {threshold}: give a share between 0 and 1, e.g. 0.8")
-    chosen = course.find(exercise)
+    if len(exercises) != 1:
+        raise GraderError(
+            f"--exercise given {len(exercises)} times: similarity compares one exercise's "
+            "hand-ins; run it once per exercise"
+        )
+    chosen = course.find(exercises[0])
     if report is not None and report.exists() and not _ours(report):
         raise GraderError(f"--report {report}: a file not written by grader similarity is there")
     texts: dict[str, str] = {}

@@ -144,3 +144,28 @@ def test_the_gradebook_writes_over_an_earlier_gradebook_only(tmp_path: Path) -> 
         assert done.returncode == 2 and "not a gradebook this command wrote" in done.stderr
     assert precious.read_text() == "my notes\n"
     assert (tmp_path / "other.sqlite").read_text() == "a database of mine"
+
+
+def test_extensions_may_name_a_submitter_and_a_key_naming_no_one_is_said() -> None:
+    from grader.batch.late import for_students
+    from grader.batch.store import Named
+
+    policy = POLICY.model_copy(
+        update={"extensions": {"Frank": {"ex1": 48}, "9001": {"ex1": 24}, "nobody": {"ex1": 1}}}
+    )
+    roster = {"submission_7": [Named("9001", "g@uni.edu", "Grace"), Named("9002", "", "Hal")]}
+    resolved, unknown = for_students(policy, {"frank", "submission_7"}, roster)
+    assert resolved is not None and unknown == ["nobody"]
+    assert resolved.extensions == {"frank": {"ex1": 48}, "submission_7": {"ex1": 24}}
+    late = DUE.timestamp() + 20 * HOUR
+    assert lateness(resolved, "submission_7", "ex1", late) == Lateness(0, 1.0)  # the group's
+
+
+def test_the_gradebook_never_writes_over_a_review_sheet(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _record(out, "alice", "ex1", 100, None)
+    sheet = tmp_path / "ex3.csv"
+    sheet.write_text("student,exercise,answer_id,answer,l2_fits (4),comment\n")
+    done = run_grader(["gradebook", str(out), "--to", str(sheet)])
+    assert done.returncode == 2 and "not a gradebook this command wrote" in done.stderr
+    assert sheet.read_text().startswith("student,exercise,answer_id")

@@ -173,6 +173,20 @@ def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_pa
     assert rows["alice"][4:] == ["x", "0", "x", "clear"] and rows["bob"][4:] == ["", "", "", ""]
 
 
+def test_a_sheet_never_carries_one_students_review_to_another_with_the_same_words(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "Same words.", "bob": "Same words."})
+    assert (
+        run_grader(["review", str(out), "--student", "alice"], typed="all\nmine\n").returncode == 0
+    )
+    sheet = tmp_path / "again.csv"
+    assert run_grader(["review", str(out), "--sheet", str(sheet), "--again"]).returncode == 0
+    rows = {r[0]: r for r in csv.reader(sheet.read_text().splitlines())}
+    assert rows["alice"][4:] == ["x", "x", "x", "mine"] and rows["bob"][4:] == ["", "", "", ""]
+
+
 def test_the_status_names_only_exercises_this_batch_has_answers_for(tmp_path: Path) -> None:
     out = tmp_path / "out"
     _batch(out, {"alice": "Two\n  lines of\n  text."})

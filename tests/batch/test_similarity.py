@@ -53,6 +53,8 @@ def test_the_command_lists_the_pairs_and_writes_an_escaped_side_by_side_page(
     kept = run_grader([*args[:4], "--report", str(mine)])
     assert kept.returncode == 2 and "not written by grader similarity" in kept.stderr
     assert mine.read_text() == "<p>my notes</p>"
+    twice = run_grader([*args[:4], "--exercise", "ex4"])
+    assert twice.returncode == 2 and "--exercise given 2 times" in twice.stderr
     bad = run_grader([*args[:4], "--threshold", "2"])
     assert bad.returncode == 2 and "--threshold 2.0: give a share between 0 and 1" in bad.stderr
 

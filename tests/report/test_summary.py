@@ -76,6 +76,7 @@ def test_points_that_need_a_gpu_are_listed_as_not_graded_yet_and_left_out_of_gpu
     assert rows == [["ann", "10", "10", "ex3: 14 need a GPU, 10 pending review"]]
     gpu_checks = {"ex3": {"answers roofline"}}
     assert performance_scores(["ann"], ["ex3"], [cpu], gpu_checks)[1] == [["ann", ""]]
+    assert report.to_json()["needs_gpu"] == 14 and report.to_json()["pending"] == 10
     text = render_summary([cpu], [])
     assert (
         "## Not graded yet" in text and "- ex3: up to 14 points of each grading need a GPU" in text
