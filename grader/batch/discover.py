@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.batch.layouts import last_change, unwrapped
+from grader.batch.kernel_files import find_kernel
+from grader.batch.layouts import last_change, unread, unwrapped
 from grader.batch.names import display, file_name, text_key
 from grader.batch.submitters import METADATA, Entry, Submitter, export_times, read_export
 from grader.batch.unzip import extract
-from grader.bounded_read import not_regular
 from grader.course import Exercise
 from grader.errors import GraderError
 from grader.notebook import marked_exercises
@@ -120,7 +120,7 @@ def _from_entry(
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
         mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder")]
-        return mine, _found("folder", mine, exercises) + _unread(entry, mine)
+        return mine, _found("folder", mine, exercises) + unread(entry, _kernels(mine))
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
     if not is_zip:
@@ -134,28 +134,11 @@ def _from_entry(
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
-    return mine, _found("zip", mine, exercises) + aside + _unread(folder, mine)
+    return mine, _found("zip", mine, exercises) + aside + unread(folder, _kernels(mine))
 
 
-def _unread(folder: Path, mine: list[Submission]) -> str:
-    """Kernels and notebooks in a student's folder that no exercise took, named so that the
-    batch's summary lists them (several .cu files, or one outside its exercise's folder)."""
-    used = {s.kernel for s in mine if s.kernel is not None}
-    left: list[str] = []
-    for top, folders, files in os.walk(folder):  # links to folders are not followed
-        folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
-        for name in sorted(files):
-            path = Path(top) / name
-            if path.suffix in (".cu", ".ipynb") and not name.startswith(".") and path not in used:
-                left.append(display(str(path.relative_to(folder))))
-        if len(left) > 20:
-            break
-    if not left:
-        return ""
-    return (
-        f"; not read: {', '.join(left[:20])} (name each kernel as the exercise's stub is named, "
-        "in its exercise's folder where there are several exercises)"
-    )
+def _kernels(mine: list[Submission]) -> set[Path]:
+    return {s.kernel for s in mine if s.kernel is not None}
 
 
 def _from_file(
@@ -256,74 +239,12 @@ def in_folder(
     out = []
     for exercise in exercises:
         try:
-            kernel, error = _find(folder, exercise, single)
+            kernel, error = find_kernel(folder, exercise, single)
         except OSError as exc:
             kernel, error = None, f"{display(folder.name)}: cannot be read ({exc.strerror})"
         answers = _answers(kernel, exercise) if kernel and not error else None
         out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
     return out
-
-
-def _mode(path: Path) -> int | None:
-    """lstat's mode of `path` (a link is not followed), None when there is nothing there."""
-    try:
-        return os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-
-
-def _find(folder: Path, exercise: Exercise, single: bool) -> tuple[Path | None, str | None]:
-    """The kernel of `exercise` in a student's folder and why it cannot be used (None if it
-    can); (None, None) when there is none."""
-    file = exercise.spec.kernel.file
-    for name in dict.fromkeys((exercise.dir_name, exercise.id)):
-        mode = _mode(folder / name)
-        if mode is not None and stat.S_ISLNK(mode):
-            why = "a symbolic link to a folder; hand in the folder itself, not a link"
-            return folder / name / file, f"{name}: {why}"
-        if mode is None or not stat.S_ISDIR(mode):
-            continue
-        found = _usable(folder / name / file, f"{name}/{file}")
-        if found[0] is None:
-            found = _only_kernel(folder / name, name)
-        if found[0] is not None:
-            return found
-    if single:
-        found = _usable(folder / file, file)
-        if found[0] is None:
-            found = _only_kernel(folder, "")
-        if found[0] is not None:
-            return found
-    notebooks = sorted(folder.glob("*.ipynb"))
-    if len(notebooks) == 1:  # the kernel is the cell marked for the exercise
-        marked = marked_exercises(notebooks[0]) if _mode(notebooks[0]) is not None else None
-        if marked and exercise.id not in marked:
-            return None, None  # cells for other exercises only: this one was not handed in
-        return _usable(notebooks[0], notebooks[0].name)
-    return None, None
-
-
-def _only_kernel(folder: Path, shown_in: str) -> tuple[Path | None, str | None]:
-    """The one `.cu` file in `folder`, whatever its name; nothing where there are several (which
-    one is the kernel is not for the grader to guess: the summary says it found none)."""
-    try:
-        # hidden files and macOS's ._ copies are not a student's kernel
-        kernels = sorted(
-            e.name for e in os.scandir(folder) if e.name.endswith(".cu") and e.name[0] != "."
-        )
-    except OSError:
-        return None, None
-    if len(kernels) != 1:
-        return None, None
-    return _usable(folder / kernels[0], f"{shown_in}/{kernels[0]}" if shown_in else kernels[0])
-
-
-def _usable(path: Path, shown_as: str) -> tuple[Path | None, str | None]:
-    mode = _mode(path)
-    if mode is None:
-        return None, None
-    why = not_regular(mode)
-    return path, f"{display(shown_as)}: {why}" if why else None
 
 
 def _answers(kernel: Path, exercise: Exercise) -> Path | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
+from grader.batch.names import display
 from grader.course import Exercise
 
 _IGNORED = frozenset({"__MACOSX"})
@@ -42,3 +43,23 @@ def last_change(paths: Iterable[Path]) -> float | None:
         with contextlib.suppress(OSError):
             times.append(os.lstat(path).st_mtime)
     return max(times) if times else None
+
+
+def unread(folder: Path, used: Collection[Path]) -> str:
+    """Kernels and notebooks in a student's folder that no exercise took, named so that the
+    batch's summary lists them (several .cu files, or one outside its exercise's folder)."""
+    left: list[str] = []
+    for top, folders, files in os.walk(folder):  # links to folders are not followed
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
+        for name in sorted(files):
+            path = Path(top) / name
+            if path.suffix in (".cu", ".ipynb") and not name.startswith(".") and path not in used:
+                left.append(display(str(path.relative_to(folder))))
+        if len(left) > 20:
+            break
+    if not left:
+        return ""
+    return (
+        f"; not read: {', '.join(left[:20])} (name each kernel as the exercise's stub is named, "
+        "in its exercise's folder where there are several exercises)"
+    )
