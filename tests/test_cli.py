@@ -15,6 +15,9 @@ def test_list_shows_every_exercise() -> None:
     done = run_grader(["list"])
     assert done.returncode == 0
     assert "ex1" in done.stdout and "ex4-register-tiling" in done.stdout
+    # ex2's cases as its README counts them: each case once per tile size of its sweep
+    ex2 = next(line for line in done.stdout.splitlines() if "ex2-tile-sweep" in line)
+    assert ex2.rstrip(" │|").split()[-1] == "18"
 
 
 def test_backend_gpu_without_a_usable_gpu_exits_2_with_one_line_and_no_verdict() -> None:

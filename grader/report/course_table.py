@@ -1,9 +1,11 @@
-"""`grader list`: the course's exercises as a table (id, directory, title, points, cases)."""
+"""`grader list`: the course's exercises as a table (id, directory, title, points, cases: the
+correctness checks graded, each case once per tile size where the exercise sweeps)."""
 
 from __future__ import annotations
 
 from rich.table import Table
 
+from grader.checks.registry import plan
 from grader.course import Course
 
 
@@ -17,6 +19,6 @@ def course_table(course: Course) -> Table:
             exercise.dir_name,
             exercise.title,
             str(exercise.points),
-            str(len(exercise.spec.correctness.cases)),
+            str(sum(1 for p in plan(exercise.spec) if p.kind == "correctness")),
         )
     return table
