@@ -66,11 +66,7 @@ def _gpu_only_skipped(report: Report) -> list[str]:
     """Checks skipped because this backend cannot time kernels (timing, measured answers)."""
     if report.device.backend == "gpu":
         return []
-    return [
-        c.name
-        for c in report.checks
-        if c.status == "skipped" and c.message.startswith("needs a GPU")
-    ]
+    return [c.name for c in report.checks if c.needs_a_gpu]
 
 
 def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdict, str]:

@@ -86,6 +86,11 @@ class CheckResult:
         object.__setattr__(self, "answer", bounded(self.answer))
         object.__setattr__(self, "symptoms", tuple(bounded_name(s) for s in self.symptoms))
 
+    @property
+    def needs_a_gpu(self) -> bool:
+        """Skipped for want of a GPU: its points are not graded here, not lost."""
+        return self.status == "skipped" and self.message.startswith(NEEDS_GPU)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = _CHECK_RESULT.dump_python(self, mode="json")
         return data
@@ -160,8 +165,7 @@ class Report:
     @property
     def needs_gpu(self) -> float:
         """The points of checks skipped for want of a GPU: not graded here, not in `score`."""
-        skipped = [c for c in self.checks if c.status == "skipped"]
-        return round(sum(c.max_score for c in skipped if c.message.startswith(NEEDS_GPU)), 2)
+        return round(sum(c.max_score for c in self.checks if c.needs_a_gpu), 2)
 
     @property
     def pending(self) -> float:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.batch.discover import discover
 from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
+from grader.checks.explanation import is_template_question
 from grader.checks.profile_answers import ProfilingAnswers, profiling_question
 from grader.course import Exercise
 from grader.errors import GraderError
@@ -112,8 +113,7 @@ def _answers_problem(exercise: Exercise, path: Path | None) -> str:
     if isinstance(loaded, str):
         return f"{loaded}: its questions will score 0"
     problems = list(loaded.problems.values())
-    question = " ".join(spec.review.question.split()) if spec.review else ""
     given = str(getattr(loaded.answers, "explanation", ""))
-    if question and " ".join(given.split()) == question:
+    if is_template_question(given, spec.review):
         problems.append("the explanation is still the template's question: it will score 0")
     return "; ".join(problems)

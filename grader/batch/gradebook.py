@@ -35,8 +35,8 @@ class Grade:
     submitted_at: float | None
     pending: float = 0.0
     """Points that await a person's review (`grader review`): neither in `points` nor lost."""
-    waiting: str = ""
-    """What is not graded yet, in words (report/gradebook.py's not_graded_yet)."""
+    needs_gpu: float = 0.0
+    """Points of checks skipped for want of a GPU: neither in `points` nor lost."""
 
 
 def collect(
@@ -66,8 +66,9 @@ def collect(
     for (student, exercise), (raw, at, report) in sorted(newest.items()):
         late = lateness(policy, student, exercise, at)
         points = round(raw * late.kept, 2)
-        waiting = not_graded_yet(report)
-        grades.append(Grade(student, exercise, raw, late.days, points, at, report.pending, waiting))
+        grades.append(
+            Grade(student, exercise, raw, late.days, points, at, report.pending, report.needs_gpu)
+        )
     return grades, unknown
 
 
@@ -110,8 +111,8 @@ def write_gradebook(
                 continue
             total += grade.points
             row += [f"{grade.points:g}", "?" if grade.days_late is None else str(grade.days_late)]
-            if grade.waiting:
-                waiting.append(f"{exercise}: {grade.waiting}")
+            if note := not_graded_yet(grade.needs_gpu, grade.pending):
+                waiting.append(f"{exercise}: {note}")
         rows.append([*row, f"{total:g}", "; ".join(waiting)])
     write_csv(target, [*header, "total", NOT_GRADED_YET], rows)
     database = target.with_suffix(".sqlite")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grader import __version__
 from grader.batch.reviews import REVIEWS_SCHEMA, Review, apply_review, written_answer
+from grader.batch.submitters import Submitter
 from grader.errors import GraderError
 from grader.report.stored import Person
 from grader.results import Report, ReportDocument
@@ -80,15 +81,6 @@ class BatchRecord(BaseModel):
     device: str
     grader_version: str
     graded_at: str = Field(description="Local time, ISO 8601 with its UTC offset.")
-
-
-@dataclass(frozen=True)
-class Named:
-    """A person behind a submission, as the store keeps them."""
-
-    sid: str
-    email: str
-    name: str
 
 
 @dataclass(frozen=True)
@@ -209,14 +201,14 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise self._failed("cannot record who submitted", exc) from None
 
-    def submitters(self) -> dict[str, list[Named]]:
+    def submitters(self) -> dict[str, list[Submitter]]:
         """Student key -> the people behind that submission, in the export's order."""
         rows = self._db.execute(
             "SELECT student, sid, email, name FROM submitters ORDER BY student, position"
         )
-        roster: dict[str, list[Named]] = {}
+        roster: dict[str, list[Submitter]] = {}
         for student, sid, email, name in rows:
-            roster.setdefault(student, []).append(Named(sid, email, name))
+            roster.setdefault(student, []).append(Submitter(sid, email, name))
         return roster
 
     def count(self, run_id: str) -> int:

@@ -46,12 +46,16 @@ def explanation_result(text: str, review: ReviewSpec | None = None) -> CheckResu
     )
 
 
+def is_template_question(text: str, review: ReviewSpec | None) -> bool:
+    """Whether `text` is the question the template asks (however reflowed): no answer."""
+    return review is not None and " ".join(text.split()) == " ".join(review.question.split())
+
+
 def unless_template(results: list[CheckResult], review: ReviewSpec | None) -> list[CheckResult]:
     """The explanation failed where it is still the template's question (nothing to review)."""
-    question = " ".join(review.question.split()) if review else ""
     out = []
     for result in results:
-        if result.name == EXPLANATION and question and " ".join(result.answer.split()) == question:
+        if result.name == EXPLANATION and is_template_question(result.answer, review):
             message = "not answered: the explanation is still the template's question"
             worth = result.max_score
             result = CheckResult(

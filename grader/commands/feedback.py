@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.batch.outputs import write_feedback, write_feedback_html
-from grader.batch.store import ResultStore, StoredResult
+from grader.batch.reviews import written_answer
+from grader.batch.store import ResultStore
 from grader.errors import EXIT_OK, GraderError
-
-
-def _pending(result: StoredResult) -> bool:
-    return any(c.get("status") == "pending" for c in result.report.get("checks", []))
 
 
 def run(*, out: Path, students: Sequence[str] = ()) -> int:
@@ -28,7 +25,11 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
     write_feedback(out / "feedback", results, students)
     pages = write_feedback_html(out / "feedback", results, students)
     print(f"feedback: {len(pages)} student(s), Markdown, JSON and HTML, in {out / 'feedback'}")
-    pending = sum(1 for r in results if (not students or r.student in students) and _pending(r))
+    pending = sum(
+        1
+        for r in results
+        if (not students or r.student in students) and written_answer(r.student, r.report)
+    )
     if pending:
         print(f"{pending} result(s) hold written answers pending review: grader review {out}")
     return EXIT_OK

@@ -42,7 +42,7 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
             f"not final: {waiting} written answer(s) of {', '.join(pending)} await review "
             f"(grader review OUT), shown as pending, not as 0"
         )
-    ungraded = sorted({g.exercise for g in grades if "need a GPU" in g.waiting})
+    ungraded = sorted({g.exercise for g in grades if g.needs_gpu})
     if ungraded:
         print(
             f"not final: {', '.join(ungraded)}: graded without a GPU; the points that need one "

@@ -57,14 +57,19 @@ def run(
     who = reviewer or getpass.getuser()
     store = ResultStore.of_batch(out)
     try:
+        written = [
+            answer
+            for result in store.latest(reviewed=False)
+            if (answer := written_answer(result.student, result.report)) is not None
+        ]
         # by default, each exercise with a rubric that this batch has written answers for
-        chosen = chosen or _present(store, list(rubrics))
+        chosen = chosen or [e for e in rubrics if any(w.exercise == e for w in written)]
         if (sheet or record) and len(chosen) != 1:
             raise GraderError(
                 f"a review sheet is one exercise's; this batch has answers of {len(chosen)}: "
                 "give --exercise"
             )
-        answers = _answers(store, chosen, students, out)
+        answers = _answers(written, chosen, students, out)
         done = store.reviews()
         if sheet is not None:
             todo = [a for a in answers if again or _key(a) not in done]
@@ -91,29 +96,16 @@ def run(
     return EXIT_OK
 
 
-def _present(store: ResultStore, exercises: list[str]) -> list[str]:
-    """Those of `exercises` that the batch has a written answer to review for."""
-    found = {
-        written.exercise
-        for result in store.latest(reviewed=False)
-        if (written := written_answer(result.student, result.report)) is not None
-    }
-    return [exercise for exercise in exercises if exercise in found]
-
-
 def _key(written: Written) -> Key:
     return (written.student, written.exercise, written.digest)
 
 
 def _answers(
-    store: ResultStore, chosen: Sequence[str], students: Sequence[str], out: Path
+    written: Sequence[Written], chosen: Sequence[str], students: Sequence[str], out: Path
 ) -> list[Written]:
-    found = [
-        written
-        for result in store.latest(reviewed=False)
-        if (written := written_answer(result.student, result.report)) is not None
-        and written.exercise in chosen
-    ]
+    """The written answers of the exercises chosen (and of the students named, each of whom
+    must have one)."""
+    found = [w for w in written if w.exercise in chosen]
     if students:
         unknown = sorted(set(students) - {w.student for w in found})
         if unknown:

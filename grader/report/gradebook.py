@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from grader.csv_safe import Cell
 from grader.report.stored import Graded, Person, Roster
-from grader.results import NEEDS_GPU, Report
+from grader.results import Report
 
 Table = tuple[list[str], list[list[Cell]]]
 """A CSV's header and rows."""
@@ -58,7 +58,10 @@ def gradebook(
         points = [scores.get((student, e)) for e in exercises]
         total = sum(p for p in points if p is not None)
         waiting = "; ".join(
-            f"{e}: {note}" for e in exercises if (note := not_graded_yet(reports.get((student, e))))
+            f"{e}: {note}"
+            for e in exercises
+            if (report := reports.get((student, e)))
+            and (note := not_graded_yet(report.needs_gpu, report.pending))
         )
         row = [*who(student, member, named), *(_cell(p) for p in points), f"{total:g}", waiting]
         rows.append(row)
@@ -69,12 +72,10 @@ NOT_GRADED_YET = "not graded yet"
 """The gradebooks' last column: points neither given nor lost yet, so the total is not final."""
 
 
-def not_graded_yet(report: Report | None) -> str:
+def not_graded_yet(needs_gpu: float, pending: float) -> str:
     """e.g. `70 need a GPU, 10 pending review` ('' where every point is graded)."""
-    if report is None:
-        return ""
-    notes = [f"{report.needs_gpu:g} need a GPU"] if report.needs_gpu else []
-    notes += [f"{report.pending:g} pending review"] if report.pending else []
+    notes = [f"{needs_gpu:g} need a GPU"] if needs_gpu else []
+    notes += [f"{pending:g} pending review"] if pending else []
     return ", ".join(notes)
 
 
@@ -96,9 +97,7 @@ def performance_scores(
         names = gpu_checks.get(result.exercise, ())
         report = Report.from_json(result.report)
         on_gpu = [c for c in report.checks if c.name in names]
-        if on_gpu and not any(
-            c.status == "skipped" and c.message.startswith(NEEDS_GPU) for c in on_gpu
-        ):
+        if on_gpu and not any(c.needs_a_gpu for c in on_gpu):
             points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
     named = any(roster.values())
     rows: list[list[Cell]] = []

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from grader.results import NEEDS_GPU, CheckResult, Report
+from grader.results import CheckResult, Report
 
 REVIEWED = (
     "graded by hand: your instructor reviews this answer with the exercise's rubric and adds "
@@ -22,7 +22,7 @@ SEPARATELY = (
 
 
 def _test(report: Report, check: CheckResult) -> dict[str, Any]:
-    gpu_only = check.status == "skipped" and check.message.startswith(NEEDS_GPU)
+    gpu_only = check.needs_a_gpu
     pending = check.status == "pending"
     test: dict[str, Any] = {
         "name": f"{report.exercise}: {check.name}",

@@ -148,12 +148,14 @@ def test_the_gradebook_writes_over_an_earlier_gradebook_only(tmp_path: Path) -> 
 
 def test_extensions_may_name_a_submitter_and_a_key_naming_no_one_is_said() -> None:
     from grader.batch.late import for_students
-    from grader.batch.store import Named
+    from grader.batch.submitters import Submitter
 
     policy = POLICY.model_copy(
         update={"extensions": {"Frank": {"ex1": 48}, "9001": {"ex1": 24}, "nobody": {"ex1": 1}}}
     )
-    roster = {"submission_7": [Named("9001", "g@uni.edu", "Grace"), Named("9002", "", "Hal")]}
+    roster = {
+        "submission_7": [Submitter("9001", "g@uni.edu", "Grace"), Submitter("9002", "", "Hal")]
+    }
     resolved, unknown = for_students(policy, {"frank", "submission_7"}, roster)
     assert resolved is not None and unknown == ["nobody"]
     assert resolved.extensions == {"frank": {"ex1": 48}, "submission_7": {"ex1": 24}}
