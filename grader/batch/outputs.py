@@ -51,6 +51,15 @@ def write_feedback(
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 
+def drop_feedback(folder: Path, students: Sequence[str], results: Sequence[StoredResult]) -> None:
+    """Removes the feedback files of those of `students` with no result now (every exercise
+    dropped from a resubmission): what they said is no longer so."""
+    graded = {r.student for r in results}
+    for student in set(students) - graded:
+        for suffix in (".md", ".json", ".html"):
+            (folder / f"{file_name(student)}{suffix}").unlink(missing_ok=True)
+
+
 def write_feedback_html(
     folder: Path, results: Sequence[StoredResult], students: Sequence[str] = ()
 ) -> list[Path]:

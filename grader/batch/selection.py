@@ -22,6 +22,8 @@ class Selection:
     """Each submission to grade and its digest."""
     missing: list[str] = field(default_factory=list)
     """'student: exercise' for each exercise a student handed nothing in for."""
+    absent: list[tuple[str, str]] = field(default_factory=list)
+    """The same, as (student, exercise): an earlier result of it is no longer current."""
     refused: list[str] = field(default_factory=list)
     """'student (exercise): reason' for each submission that cannot be graded."""
 
@@ -85,6 +87,7 @@ def select_work(
         if submission.kernel is None and submission.error is None:
             # missing and refused hand-ins are the batch's, whoever this run grades
             work.missing.append(f"{submission.student}: {submission.exercise.id}")
+            work.absent.append((submission.student, submission.exercise.id))
             continue
         submission, digest = _digest(submission)
         if submission.error is not None:

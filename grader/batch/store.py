@@ -17,44 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grader import __version__
 from grader.batch.reviews import REVIEWS_SCHEMA, Review, apply_review, written_answer
+from grader.batch.store_schema import CURRENT, SCHEMA
 from grader.batch.submitters import Submitter
 from grader.errors import GraderError
 from grader.report.stored import Person
 from grader.results import Report, ReportDocument
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS results (
-    id INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    student TEXT NOT NULL,
-    exercise TEXT NOT NULL,
-    source_sha256 TEXT NOT NULL,
-    score REAL NOT NULL,
-    max_score REAL NOT NULL,
-    passed INTEGER NOT NULL,
-    report_json TEXT NOT NULL,
-    device TEXT NOT NULL,
-    grader_version TEXT NOT NULL,
-    graded_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS by_submission ON results (student, exercise, id);
-CREATE TABLE IF NOT EXISTS handed_in (
-    student TEXT NOT NULL,
-    exercise TEXT NOT NULL,
-    source_sha256 TEXT NOT NULL,
-    submitted_at REAL NOT NULL,
-    source TEXT NOT NULL,
-    PRIMARY KEY (student, exercise, source_sha256)
-);
-CREATE TABLE IF NOT EXISTS submitters (
-    student TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    sid TEXT NOT NULL,
-    email TEXT NOT NULL,
-    name TEXT NOT NULL,
-    PRIMARY KEY (student, position)
-);
-"""
 
 
 def source_hash(*texts: bytes) -> str:
@@ -220,8 +187,28 @@ class ResultStore:
 
     def graded(self) -> set[tuple[str, str, str]]:
         """(student, exercise, source hash) of every complete result."""
-        rows = self._db.execute("SELECT student, exercise, source_sha256 FROM results")
+        rows = self._db.execute(
+            f"SELECT student, exercise, source_sha256 FROM results r WHERE {CURRENT}"
+        )
         return {(s, e, h) for s, e, h in rows}
+
+    def set_aside(self, absent: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Sets aside the results of exercises no longer handed in (one dropped from a
+        resubmission): kept in the database, but no longer the student's; returns those that
+        were current until now."""
+        current = {(r.student, r.exercise) for r in self.latest(reviewed=False)}
+        dropped = [pair for pair in absent if pair in current]
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO set_aside SELECT student, exercise, MAX(id)"
+                    " FROM results WHERE student = ? AND exercise = ?",
+                    dropped,
+                )
+        except sqlite3.Error as exc:
+            raise self._failed("cannot set aside the results of dropped exercises", exc) from None
+        return dropped
 
     def handed_in(self) -> dict[tuple[str, str], tuple[float, str]]:
         """(student, exercise) -> when the files of its newest result were handed in, and where
@@ -242,7 +229,7 @@ class ResultStore:
         rows = self._db.execute(
             "SELECT student, exercise, score, max_score, report_json FROM results r"
             " WHERE id = (SELECT MAX(id) FROM results WHERE student = r.student"
-            " AND exercise = r.exercise) ORDER BY student, exercise"
+            f" AND exercise = r.exercise) AND {CURRENT} ORDER BY student, exercise"
         )
         results = [StoredResult(s, e, sc, mx, json.loads(rep)) for s, e, sc, mx, rep in rows]
         if not reviewed:

@@ -18,6 +18,7 @@ from grader.batch.discover import discover
 from grader.batch.grade_all import default_jobs, grade_all
 from grader.batch.lanes import baseline_drift, lane_dir
 from grader.batch.outputs import (
+    drop_feedback,
     write_feedback,
     write_gradebook,
     write_performance_scores,
@@ -69,6 +70,8 @@ def run(
     secret = load_or_create(out)
     work = select_work(found, students, store.graded())
     store.record_submitters({s.student: s.submitters for s in found if s.submitters})
+    for student, exercise in store.set_aside(work.absent):
+        console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     console.plan(len(work.todo), jobs, len(work.missing), len(work.refused))
     grade_all(
@@ -82,6 +85,7 @@ def run(
     ids = [e.id for e in chosen]
     write_gradebook(out / "gradebook.csv", everyone, ids, results, roster)
     write_feedback(out / "feedback", results)
+    drop_feedback(out / "feedback", everyone, results)
     baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
     for line in baselines:
         console.baseline(line)

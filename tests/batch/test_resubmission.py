@@ -1,0 +1,51 @@
+"""A resubmission that drops an exercise: the earlier result of it is no longer the student's,
+in the batch's outputs and in the term's gradebook, and comes back only with a new hand-in."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.conftest import run_grader
+
+
+def _batch(course: Path, submissions: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--course", str(course), "batch", str(submissions), "--out", str(out),
+        "--exercise", "ex4", "--backend", "cpu", "--seed", "1", *extra,
+    ]  # fmt: skip
+
+
+def test_an_exercise_dropped_from_a_resubmission_loses_its_earlier_result(
+    small_course: Path, tmp_path: Path
+) -> None:
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    (submissions / "ivy").mkdir(parents=True)
+    (submissions / "jon").mkdir()
+    # refused hand-ins are recorded (0 points, the reason) without running anything: fast
+    os.symlink("/etc/passwd", submissions / "ivy" / "kernel.cu")
+    os.symlink("/etc/passwd", submissions / "jon" / "kernel.cu")
+    first = run_grader(_batch(small_course, submissions, out))
+    assert first.returncode == 0, first.stderr
+    assert "ivy,0" in (out / "gradebook.csv").read_text()
+    (submissions / "ivy" / "kernel.cu").unlink()  # ivy hands in again, without ex4
+
+    again = run_grader(_batch(small_course, submissions, out, "--resume"))
+
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stderr.split())
+    assert "ivy: ex4 is no longer handed in: its result is set aside" in said
+    gradebook = (out / "gradebook.csv").read_text().splitlines()
+    assert "ivy,,0," in gradebook and "jon,0,0," in gradebook  # ivy's ex4: blank
+    assert not (out / "feedback" / "ivy.md").exists()
+    assert "- ivy: ex4" in (out / "summary.md").read_text()  # listed as missing
+    term = tmp_path / "term.csv"
+    made = run_grader(["--course", str(small_course), "gradebook", str(out), "--to", str(term)])
+    assert made.returncode == 0, made.stderr
+    assert "\nivy," not in term.read_text() and "\njon," in term.read_text()
+    # handed in again, it is graded again and is the student's once more
+    os.symlink("/etc/hostname", submissions / "ivy" / "kernel.cu")
+    back = run_grader(_batch(small_course, submissions, out, "--resume"))
+    assert back.returncode == 0, back.stderr
+    assert "ivy,0" in (out / "gradebook.csv").read_text()
+    assert (out / "feedback" / "ivy.md").exists()
