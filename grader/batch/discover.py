@@ -174,6 +174,12 @@ def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -
     found = sum(s.kernel is not None and s.error is None for s in mine)
     refused = [s.error for s in mine if s.error]
     extra = f"; refused: {refused[0]}" if refused else ""
+    notebooks = {s.kernel for s in mine if s.kernel is not None and s.kernel.suffix == ".ipynb"}
+    for notebook in sorted(n for n in notebooks if marked_exercises(n) == set()):
+        extra += (
+            f"; {display(notebook.name)} has no cell marked for an exercise: graded 0, its "
+            "feedback says how to mark one"
+        )
     return f"{layout}, {found} of {len(exercises)} exercise(s) found{extra}"
 
 

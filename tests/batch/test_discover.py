@@ -402,3 +402,20 @@ def test_an_exports_own_hand_in_times_are_taken(tmp_path: Path, ex4: Exercise) -
     assert first.submitted_at == pytest.approx(1790920800.123456)  # 2026-10-02 06:00:00 UTC
     other = next(s for s in found if s.student == "submission_2")
     assert other.submitted_at is None  # no time recorded: none is guessed
+
+
+def test_a_notebook_with_no_marked_cell_is_graded_and_the_batch_says_why_it_scores_0(
+    tmp_path: Path, ex4: Exercise
+) -> None:
+    root = tmp_path / "submissions"
+    (root / "hana").mkdir(parents=True)
+    cell = {"cell_type": "code", "source": "__global__ void k() {}", "metadata": {},
+            "outputs": [], "execution_count": None}  # fmt: skip
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "hana" / "work.ipynb").write_text(json.dumps(notebook))
+    found, notes = discover(root, [ex4], tmp_path / "work")
+    assert [s.kernel.name for s in found if s.kernel] == ["work.ipynb"]
+    assert notes == [
+        "hana: folder, 1 of 1 exercise(s) found; work.ipynb has no cell marked for an exercise:"
+        " graded 0, its feedback says how to mark one"
+    ]
