@@ -10,8 +10,9 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from grader.batch.discover import discover
+from grader.batch.discover import Submission, discover
 from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
 from grader.checks.explanation import is_template_question
 from grader.checks.profile_answers import ProfilingAnswers, profiling_question
@@ -74,22 +75,28 @@ def _read_back(
         found, _notes = discover(submissions, exercises, Path(scratch) / "work")
         out = []
         for submission in found:
-            exercise = submission.exercise
-            problem = submission.error or ""
-            if submission.kernel is None and not problem:
-                problem = f"no {exercise.spec.kernel.file}: nothing to grade"
-            answers = exercise.spec.answers
-            if not problem and answers is not None:
-                problem = _answers_problem(exercise, submission.answers)
             out.append(
                 Exported(
-                    exercise.id,
-                    tuple(written.get(exercise.id, ())),
+                    submission.exercise.id,
+                    tuple(written.get(submission.exercise.id, ())),
                     submission.kernel is not None and submission.error is None,
-                    problem,
+                    _problem(submission),
                 )
             )
         return out
+
+
+def _problem(submission: Submission) -> str:
+    """Why it cannot be graded, else what will score 0 or looks unfinished ('' where nothing)."""
+    exercise = submission.exercise
+    if submission.error:
+        return submission.error
+    if submission.kernel is None:
+        return f"no {exercise.spec.kernel.file}: nothing to grade"
+    problems = [_todo_left(submission.kernel, exercise.spec.kernel.file)]
+    if exercise.spec.answers is not None:
+        problems.append(_answers_problem(exercise, submission.answers))
+    return "; ".join(p for p in problems if p)
 
 
 def _answers_problem(exercise: Exercise, path: Path | None) -> str:
@@ -113,7 +120,37 @@ def _answers_problem(exercise: Exercise, path: Path | None) -> str:
     if isinstance(loaded, str):
         return f"{loaded}: its questions will score 0"
     problems = list(loaded.problems.values())
+    blank = _unanswered(loaded.answers.model_dump())
+    if blank:
+        more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""
+        problems.append(f"not answered (null): {', '.join(blank[:3])}{more}")
     given = str(getattr(loaded.answers, "explanation", ""))
     if is_template_question(given, spec.review):
         problems.append("the explanation is still the template's question: it will score 0")
     return "; ".join(problems)
+
+
+def _todo_left(kernel: Path, shown_as: str) -> str:
+    """Where the kernel still says TODO, as the stubs do where the work is to be done ('' where
+    it does not)."""
+    try:
+        lines = kernel.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    todo = [n for n, line in enumerate(lines, 1) if "TODO" in line]
+    if not todo:
+        return ""
+    where = ", ".join(str(n) for n in todo[:3]) + (" ..." if len(todo) > 3 else "")
+    lines_word = "line" if len(todo) == 1 else "lines"
+    return f"{shown_as} still says TODO ({lines_word} {where}): is the stub's work done?"
+
+
+def _unanswered(answers: dict[str, Any], prefix: str = "") -> list[str]:
+    """The keys (dotted, as in the file) whose value is still null, as the template has them."""
+    blank = []
+    for key, value in answers.items():
+        if isinstance(value, dict):
+            blank += _unanswered(value, f"{prefix}{key}.")
+        elif value is None:
+            blank.append(f"{prefix}{key}")
+    return blank

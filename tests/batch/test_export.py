@@ -13,6 +13,8 @@ def test_the_zip_holds_what_graders_read_and_says_what_is_missing(
     course_copy: Path, tmp_path: Path
 ) -> None:
     (course_copy / "exercises/ex2-tile-sweep/answers.yaml").unlink()
+    solved = course_copy / "solutions/ex1-non-square/kernel.cu"
+    (course_copy / "exercises/ex1-non-square/kernel.cu").write_bytes(solved.read_bytes())
     target = tmp_path / "hand-in.zip"
     done = run_grader(["--course", str(course_copy), "export", str(target)])
     assert done.returncode == 0, done.stderr
@@ -27,12 +29,17 @@ def test_the_zip_holds_what_graders_read_and_says_what_is_missing(
     lines = done.stdout.splitlines()
     assert "ex1: ok: ex1-non-square/kernel.cu" in lines
     assert (
-        "ex2: warning: ex2-tile-sweep/kernel.cu (no answers.yaml: its questions will score 0)"
-        in lines
+        "ex2: warning: ex2-tile-sweep/kernel.cu (kernel.cu still says TODO (line 14): is the "
+        "stub's work done?; no answers.yaml: its questions will score 0)" in lines
     )
     assert (
-        "ex3: warning: ex3-profiling/kernel.cu, ex3-profiling/answers.yaml (the explanation is "
-        "still the template's question: it will score 0)" in lines
+        "ex3: warning: ex3-profiling/kernel.cu, ex3-profiling/answers.yaml (kernel.cu still says "
+        "TODO (line 26): is the stub's work done?; not answered (null): naive.duration_us, "
+        "naive.dram_read_mb, naive.l2_mb and 15 more; the explanation is still the template's "
+        "question: it will score 0)" in lines
+    )
+    assert "ex4: warning: ex4-register-tiling/kernel.cu (kernel.cu still says TODO (lines " in (
+        done.stdout
     )
     assert lines[-1].endswith(
         "4 of 4 exercise(s) gradable, read back as batch grading and Gradescope read it; mend "
