@@ -39,19 +39,34 @@ class Grade:
     """Points of checks skipped for want of a GPU: neither in `points` nor lost."""
 
 
+@dataclass(frozen=True)
+class Term:
+    grades: list[Grade]
+    students: list[str]
+    """Every student of the batches: those with no grade too (nothing handed in, or every
+    exercise dropped)."""
+    unknown: list[str]
+    """Extension keys that name no one."""
+
+
 def collect(
     course: Course, outs: Sequence[Path], file_times: bool = False, roster: Roster | None = None
-) -> tuple[list[Grade], list[str]]:
+) -> Term:
     """The newest result of each student x exercise across the batch outputs `outs` (a later
     one on the command line wins), with the late policy applied to the hand-in times a platform
     recorded (a Gradescope export's), and to files' modification times only with `file_times`
     (a download or a copy may have reset them: every student would look late). Extensions may
-    name a student's key or the SID, e-mail or name of someone in `roster`; returns the grades and
-    the extension keys that name no one."""
+    name a student's key or the SID, e-mail or name of someone in `roster`. An exercise a later
+    batch found no longer handed in (set aside) has no grade, whatever an earlier one gave."""
     newest: dict[tuple[str, str], tuple[float, float | None, Report]] = {}
+    students: set[str] = set()
     for out in outs:
         store = ResultStore.of_batch(out)
         try:
+            view = store.view()
+            students.update(view.get("students", []) if view else [])
+            for pair in store.set_aside_now():
+                newest.pop(pair, None)
             times = store.handed_in()
             for result in store.latest():
                 key = (result.student, result.exercise)
@@ -60,7 +75,7 @@ def collect(
                 newest[key] = (result.score, when, Report.from_json(result.report))
         finally:
             store.close()
-    students = {student for student, _ in newest}
+    students.update(student for student, _ in newest)
     policy, unknown = for_students(course.deadlines, students, roster or {})
     grades = []
     for (student, exercise), (raw, at, report) in sorted(newest.items()):
@@ -69,7 +84,7 @@ def collect(
         grades.append(
             Grade(student, exercise, raw, late.days, points, at, report.pending, report.needs_gpu)
         )
-    return grades, unknown
+    return Term(grades, sorted(students), unknown)
 
 
 def roster_of(outs: Sequence[Path]) -> Roster:
@@ -85,7 +100,11 @@ def roster_of(outs: Sequence[Path]) -> Roster:
 
 
 def write_gradebook(
-    course: Course, grades: Sequence[Grade], target: Path, roster: Roster | None = None
+    course: Course,
+    grades: Sequence[Grade],
+    target: Path,
+    roster: Roster | None = None,
+    students: Sequence[str] = (),
 ) -> Path:
     """TARGET.csv (a row per student, or per person of a group where an export named them,
     with the columns Gradescope's uploads read: each exercise's points after the policy and its
@@ -94,7 +113,7 @@ def write_gradebook(
     roster = roster or {}
     named = any(roster.values())
     exercises = [e.id for e in course.exercises]
-    students = sorted({g.student for g in grades})
+    students = sorted({*students, *(g.student for g in grades)})
     by_key = {(g.student, g.exercise): g for g in grades}
     header = identity_columns(named)
     for exercise in exercises:

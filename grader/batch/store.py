@@ -178,6 +178,20 @@ class ResultStore:
             roster.setdefault(student, []).append(Submitter(sid, email, name))
         return roster
 
+    def record_view(self, view: dict[str, Any]) -> None:
+        """What the batch's last run found, for writing its outputs again (grader/batch/view.py)."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO batch_view VALUES (1, ?)", (json.dumps(view),)
+                )
+        except sqlite3.Error as exc:
+            raise self._failed("cannot record what the batch found", exc) from None
+
+    def view(self) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT view_json FROM batch_view").fetchone()
+        return json.loads(row[0]) if row else None
+
     def count(self, run_id: str) -> int:
         """How many results run `run_id` recorded."""
         (number,) = self._db.execute(
@@ -209,6 +223,14 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise self._failed("cannot set aside the results of dropped exercises", exc) from None
         return dropped
+
+    def set_aside_now(self) -> list[tuple[str, str]]:
+        """(student, exercise) whose newest result is set aside: not handed in any more."""
+        rows = self._db.execute(
+            "SELECT a.student, a.exercise FROM set_aside a WHERE a.last_id >= (SELECT MAX(id)"
+            " FROM results r WHERE r.student = a.student AND r.exercise = a.exercise)"
+        )
+        return [(s, e) for s, e in rows]
 
     def handed_in(self) -> dict[tuple[str, str], tuple[float, str]]:
         """(student, exercise) -> when the files of its newest result were handed in, and where

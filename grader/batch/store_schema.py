@@ -1,6 +1,7 @@
 """The results database's tables: every grading (results), when each hand-in came
 (handed_in), who made it (submitters), and the results of exercises dropped from a resubmission
-(set_aside). The reviews of written answers are grader/batch/reviews.py's."""
+(set_aside), and what the last run found (batch_view: who, which exercises, what was missing,
+refused or skipped, for writing the outputs again). The reviews are grader/batch/reviews.py's."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -39,6 +40,10 @@ CREATE TABLE IF NOT EXISTS set_aside (
     exercise TEXT NOT NULL,
     last_id INTEGER NOT NULL,
     PRIMARY KEY (student, exercise)
+);
+CREATE TABLE IF NOT EXISTS batch_view (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    view_json TEXT NOT NULL
 );
 """
 

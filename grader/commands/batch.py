@@ -16,18 +16,11 @@ from pathlib import Path
 
 from grader.batch.discover import discover
 from grader.batch.grade_all import default_jobs, grade_all
-from grader.batch.lanes import baseline_drift, lane_dir
-from grader.batch.outputs import (
-    drop_feedback,
-    write_feedback,
-    write_gradebook,
-    write_performance_scores,
-    write_summary,
-)
 from grader.batch.preflight import lane_envs
 from grader.batch.secret import load_or_create
 from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
+from grader.batch.view import BatchView, write_outputs
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 from grader.report.batch_console import BatchConsole
@@ -78,19 +71,20 @@ def run(
         work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
         lanes=lanes, jobs=jobs, console=console,
     )  # fmt: skip
-    results = store.latest()
-    store.close()
-    everyone = sorted({s.student for s in found})
-    roster = {s.student: s.submitters for s in found}
-    ids = [e.id for e in chosen]
-    write_gradebook(out / "gradebook.csv", everyone, ids, results, roster)
-    write_feedback(out / "feedback", results)
-    drop_feedback(out / "feedback", everyone, results)
-    baselines = [line for gpu in gpus for line in baseline_drift(lane_dir(out, gpu))]
+    skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
+    view = BatchView(
+        students=sorted({s.student for s in found}),
+        exercises=[e.id for e in chosen],
+        missing=work.missing,
+        refused=work.refused,
+        skipped=skipped,
+        gpus=list(gpus),
+    )
+    try:
+        baselines = write_outputs(out, course, store, view)
+    finally:
+        store.close()
     for line in baselines:
         console.baseline(line)
-    skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
-    write_summary(out / "summary.md", results, work.missing, baselines, work.refused, skipped)
-    write_performance_scores(out / "performance_scores.csv", everyone, chosen, results, roster)
     console.done(out)
     return EXIT_OK

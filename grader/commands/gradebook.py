@@ -21,13 +21,15 @@ def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool 
                 "(nothing is overwritten but an earlier gradebook)"
             )
     roster = roster_of(outs)
-    grades, nobody = collect(course, outs, file_times, roster)
-    database = write_gradebook(course, grades, target, roster)
+    term = collect(course, outs, file_times, roster)
+    grades, nobody = term.grades, term.unknown
+    database = write_gradebook(course, grades, target, roster, term.students)
     late = sum(1 for g in grades if g.days_late)
     unknown = sum(1 for g in grades if g.days_late is None)
     policy = "no deadlines in course.yaml" if course.deadlines is None else "late policy applied"
     print(
-        f"gradebook: {target} and {database}: {len({g.student for g in grades})} student(s), "
+        f"gradebook: {target} and {database}: {len(term.students)} submission(s) (a group's is "
+        f"a row per member), "
         f"{len(grades)} grade(s), {late} late, {unknown} with no hand-in time ({policy})"
     )
     for key in nobody:

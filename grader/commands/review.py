@@ -16,6 +16,7 @@ from rich.console import Console
 from grader.batch.review_sheet import read_sheet, write_sheet
 from grader.batch.reviews import Review, Written, parse_ticks, rubric_of, written_answer
 from grader.batch.store import ResultStore
+from grader.batch.view import rewrite_outputs
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 from grader.report.review import (
@@ -84,14 +85,20 @@ def run(
         elif not status:
             _at_the_terminal(store, answers, done, rubrics, who, again)
         counts = _counts(answers, store.reviews(), chosen)
+        rewritten = not status and rewrite_outputs(out, course, store)
     finally:
         store.close()
     for line in pending_lines(counts, str(out)):
         print(line)
-    if any(done for _, done, _ in counts):
+    if rewritten:
         print(
-            f"{out / 'gradebook.csv'} is the batch's own; `grader gradebook {out} --to FILE.csv` "
-            f"and `grader feedback {out}` give the reviews"
+            f"{out}: gradebook.csv, summary.md, performance_scores.csv and feedback/ written again "
+            f"with the reviews; the term's grades: grader gradebook {out} --to FILE.csv"
+        )
+    elif not status and any(done for _, done, _ in counts):
+        print(
+            f"{out / 'gradebook.csv'} is from before the reviews (a batch of an older grader): "
+            f"`grader gradebook {out} --to FILE.csv` and `grader feedback {out}` give them"
         )
     return EXIT_OK
 

@@ -81,7 +81,9 @@ def test_gradebook_merges_the_batches_and_applies_the_policy(
         ["--course", str(course_copy), "gradebook", str(ex1), str(ex4), "--to", str(target)]
     )
     assert done.returncode == 0, done.stderr
-    assert "2 student(s), 4 grade(s), 1 late, 1 with no hand-in time" in done.stdout
+    assert "2 submission(s) (a group's is a row per member), 4 grade(s), 1 late, 1 with no" in (
+        done.stdout
+    )
     rows = list(csv.reader(target.read_text().splitlines()))
     assert rows[0] == [
         "student", "ex1", "ex1 days late", "ex2", "ex2 days late", "ex3", "ex3 days late",
@@ -171,3 +173,31 @@ def test_the_gradebook_never_writes_over_a_review_sheet(tmp_path: Path) -> None:
     done = run_grader(["gradebook", str(out), "--to", str(sheet)])
     assert done.returncode == 2 and "not a gradebook this command wrote" in done.stderr
     assert sheet.read_text().startswith("student,exercise,answer_id")
+
+
+def test_a_later_batch_that_found_an_exercise_dropped_wins_and_no_student_is_left_out(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    first, later = tmp_path / "first", tmp_path / "later"
+    _record(first, "alice", "ex4", 80, None)
+    _record(later, "alice", "ex4", 70, None)
+    store = ResultStore.of_batch(later)
+    # the later batch found alice's resubmission without ex4, and dave with nothing at all
+    assert store.set_aside([("alice", "ex4")]) == [("alice", "ex4")]
+    store.record_view({"students": ["alice", "dave"], "exercises": ["ex4"]})
+    store.close()
+    target = tmp_path / "term.csv"
+    args = ["--course", str(course_copy), "gradebook", str(first), str(later), "--to", str(target)]
+
+    done = run_grader(args)
+
+    assert done.returncode == 0, done.stderr
+    rows = {r[0]: r for r in csv.reader(target.read_text().splitlines())}
+    assert rows["alice"][7:10] == ["", "", "0"]  # ex4 set aside by the later batch: no grade
+    assert rows["dave"][1:] == ["", "", "", "", "", "", "", "", "0", ""]
+    # the earlier batch alone still gives what it graded
+    assert run_grader([*args[:3], str(first), "--to", str(target)]).returncode == 0
+    assert (
+        next(r for r in target.read_text().splitlines() if r.startswith("alice,")).split(",")[7]
+        == "80"
+    )

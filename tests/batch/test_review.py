@@ -12,6 +12,7 @@ import pytest
 
 from grader.batch.reviews import parse_ticks, rubric_of
 from grader.batch.store import ResultStore
+from grader.batch.view import BatchView, write_outputs
 from grader.checks.explanation import explanation_result
 from grader.course import load_course
 from grader.errors import GraderError
@@ -160,7 +161,8 @@ def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_pa
     done = run_grader(["review", str(out), "--record", str(sheet)])  # the batch's one exercise
     assert done.returncode == 0, done.stderr
     assert "2 review(s) recorded, 1 row(s) left blank" in done.stdout
-    assert f"{out / 'gradebook.csv'} is the batch's own; `grader gradebook" in done.stdout
+    # a store that holds no record of its batch's run: its outputs are not rewritten
+    assert f"{out / 'gradebook.csv'} is from before the reviews" in done.stdout
     assert "ex3: 2 reviewed, 1 pending" in done.stdout
     latest = _latest(out)
     assert _explanation(latest["alice"])["score"] == 7
@@ -171,6 +173,35 @@ def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_pa
     assert run_grader(["review", str(out), "--sheet", str(again), "--again"]).returncode == 0
     rows = {r[0]: r for r in csv.reader(again.read_text().splitlines())}
     assert rows["alice"][4:] == ["x", "0", "x", "clear"] and rows["bob"][4:] == ["", "", "", ""]
+
+
+def test_reviews_rewrite_the_batchs_own_gradebook_summary_and_feedback(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A", "bob": "B"})
+    store = ResultStore.of_batch(out)
+    view = BatchView(["alice", "bob", "carl"], ["ex3"], ["carl: ex3"], [], [], [])
+    write_outputs(out, load_course(ROOT), store, view)
+    store.close()
+    gradebook = out / "gradebook.csv"
+    assert "alice,90,90,ex3: 10 pending review" in gradebook.read_text().splitlines()
+    sheet = tmp_path / "ex3.csv"
+    assert run_grader(["review", str(out), "--sheet", str(sheet)]).returncode == 0
+    rows = list(csv.reader(sheet.read_text().splitlines()))
+    by_name = {r[0]: r for r in rows[2:]}
+    by_name["alice"][4:8] = ["x", "", "X", "clear"]
+    _write(sheet, [rows[0], rows[1], *by_name.values()])
+
+    done = run_grader(["review", str(out), "--record", str(sheet)])
+
+    assert done.returncode == 0, done.stderr
+    assert f"{out}: gradebook.csv, summary.md, performance_scores.csv and feedback/ written " in (
+        done.stdout
+    )
+    lines = gradebook.read_text().splitlines()
+    assert "alice,97,97," in lines and "bob,90,90,ex3: 10 pending review" in lines
+    assert "carl,,0," in lines  # the batch's students, as it found them
+    assert "7/10" in (out / "feedback" / "alice.md").read_text()
+    assert "- carl: ex3" in (out / "summary.md").read_text()
 
 
 def test_a_sheet_never_carries_one_students_review_to_another_with_the_same_words(

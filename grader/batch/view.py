@@ -1,0 +1,69 @@
+"""A batch's outputs (gradebook.csv, feedback/, summary.md, performance_scores.csv), written from
+its results database and what its last run found there: by `grader batch` at the end of a run,
+and again by `grader review` once reviews change the points, so that no output of the batch
+still says 'pending' for an answer that was graded."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.batch.lanes import baseline_drift, lane_dir
+from grader.batch.outputs import (
+    drop_feedback,
+    write_feedback,
+    write_feedback_html,
+    write_gradebook,
+    write_performance_scores,
+    write_summary,
+)
+from grader.batch.store import ResultStore
+from grader.course import Course
+
+
+@dataclass(frozen=True)
+class BatchView:
+    """What a batch run found in the submissions folder."""
+
+    students: list[str]
+    """Every student key, whether they handed anything in or not."""
+    exercises: list[str]
+    """The exercises graded, in the course's order."""
+    missing: list[str]
+    refused: list[str]
+    skipped: list[str]
+    """Discovery's notes on entries skipped and files not read."""
+    gpus: list[str]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BatchView:
+        return cls(**{key: list(data.get(key, [])) for key in cls.__dataclass_fields__})
+
+
+def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView) -> list[str]:
+    """Every output of the batch in `out` from `store`'s current results (reviews applied);
+    returns the lines on the GPU lanes' baselines."""
+    store.record_view(asdict(view))
+    results = store.latest()
+    roster = store.submitters()
+    chosen = [course.find(e) for e in view.exercises]
+    write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
+    write_feedback(out / "feedback", results)
+    drop_feedback(out / "feedback", view.students, results)
+    if any((out / "feedback").glob("*.html")):  # `grader feedback` wrote pages: none goes stale
+        write_feedback_html(out / "feedback", results)
+    baselines = [line for gpu in view.gpus for line in baseline_drift(lane_dir(out, gpu))]
+    write_summary(out / "summary.md", results, view.missing, baselines, view.refused, view.skipped)
+    write_performance_scores(out / "performance_scores.csv", view.students, chosen, results, roster)
+    return baselines
+
+
+def rewrite_outputs(out: Path, course: Course, store: ResultStore) -> bool:
+    """The batch's outputs written again as its last run found it; False where the database
+    holds no such record (a batch of an older grader): nothing is written then."""
+    found = store.view()
+    if found is None:
+        return False
+    write_outputs(out, course, store, BatchView.from_json(found))
+    return True
