@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from grader.batch.discover import Submission, discover
 from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
 from grader.checks.explanation import is_template_question
@@ -120,7 +122,9 @@ def _answers_problem(exercise: Exercise, path: Path | None) -> str:
     if isinstance(loaded, str):
         return f"{loaded}: its questions will score 0"
     problems = list(loaded.problems.values())
-    blank = _unanswered(loaded.answers.model_dump())
+    # nulls as the file has them: a value of the wrong type is its own problem, said above
+    written = yaml.safe_load(text)
+    blank = _unanswered(written) if isinstance(written, dict) else []
     if blank:
         more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""
         problems.append(f"not answered (null): {', '.join(blank[:3])}{more}")
@@ -145,12 +149,13 @@ def _todo_left(kernel: Path, shown_as: str) -> str:
     return f"{shown_as} still says TODO ({lines_word} {where}): is the stub's work done?"
 
 
-def _unanswered(answers: dict[str, Any], prefix: str = "") -> list[str]:
-    """The keys (dotted, as in the file) whose value is still null, as the template has them."""
+def _unanswered(answers: dict[Any, Any], prefix: str = "", depth: int = 0) -> list[str]:
+    """The keys (dotted, as in the file) whose value is still null, as the template has them
+    (the templates nest three deep at most)."""
     blank = []
     for key, value in answers.items():
-        if isinstance(value, dict):
-            blank += _unanswered(value, f"{prefix}{key}.")
+        if isinstance(value, dict) and depth < 3:
+            blank += _unanswered(value, f"{prefix}{key}.", depth + 1)
         elif value is None:
             blank.append(f"{prefix}{key}")
     return blank

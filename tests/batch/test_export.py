@@ -89,3 +89,18 @@ def test_a_dangling_link_or_a_missing_folder_is_one_line_and_nothing_is_written(
         done = run_grader(["--course", str(course_copy), "export", str(target)])
         assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "nowhere.zip").exists()
+
+
+def test_a_value_of_the_wrong_type_is_said_once_not_also_as_unanswered(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    answers = course_copy / "exercises/ex2-tile-sweep/answers.yaml"
+    answers.write_text(
+        answers.read_text().replace("fastest_tile_size: null", 'fastest_tile_size: "32"')
+    )
+    target = tmp_path / "hand-in.zip"
+    done = run_grader(["--course", str(course_copy), "export", str(target), "--exercise", "ex2"])
+    line = next(x for x in done.stdout.splitlines() if x.startswith("ex2: "))
+    assert "fastest_tile_size: Input should be a valid integer" in line
+    assert "not answered (null): measurements.8.time_ms" in line
+    assert line.count("fastest_tile_size") == 1
