@@ -48,6 +48,10 @@ REVIEWED = "reviewed"
 """The symptom of a check that a person graded (`grader review`): every renderer shows its
 message, which says what the rubric gave."""
 
+REFUSED = "refused"
+"""The symptom of a hand-in a batch could not read (a damaged zip, a link): nothing compiled;
+summaries count it among the refused, not among the compile failures."""
+
 
 class CheckStatus(_Word):
     """`failed`: the kernel is at fault; `error`: the grader could not finish the check;

@@ -10,7 +10,7 @@ from grader.checks.registry import plan
 from grader.errors import GraderError
 from grader.grading import Deferred, start_grading
 from grader.notebook import read_kernel
-from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
+from grader.results import REFUSED, CheckResult, CheckStatus, DeviceInfo, Report
 
 
 def grade_submission(
@@ -64,7 +64,7 @@ def _unreadable(submission: Submission, why: str) -> Report:
     """A submission with no kernel to compile: its compile check fails with the reason, the
     rest are skipped, and the result is recorded like any other."""
     checks = [
-        CheckResult(p.name, p.kind, CheckStatus.FAILED, 0.0, p.max_score, why)
+        CheckResult(p.name, p.kind, CheckStatus.FAILED, 0.0, p.max_score, why, (REFUSED,))
         if p.kind == "compile"
         else CheckResult(
             p.name, p.kind, CheckStatus.SKIPPED, 0.0, p.max_score, "not run: nothing to compile"

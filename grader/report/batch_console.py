@@ -26,7 +26,7 @@ class BatchConsole:
     def plan(self, todo: int, jobs: int, missing: int, refused: int) -> None:
         self.console.print(
             f"{todo} grading(s) to do, {jobs} at a time; {missing} missing, "
-            f"{refused} refused (see summary.md)"
+            f"{refused} refused (each counted per exercise; see summary.md)"
         )
 
     @contextmanager

@@ -7,7 +7,7 @@ from typing import Any
 
 from grader.report.gradebook import gradebook, performance_scores
 from grader.report.summary import render_summary
-from grader.results import CheckResult, CheckStatus, DeviceInfo, Report
+from grader.results import REFUSED, CheckResult, CheckStatus, DeviceInfo, Report
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,19 @@ def test_the_summary_counts_scores_failures_and_errors() -> None:
     assert "- bob (ex4): timing: boom\n" in text
     assert "- eve (ex4): a link" in text and "- dee: ex4" in text
     assert text.endswith("## Baseline timings per GPU lane\n\n- none timed\n")
+
+
+def test_a_refused_hand_in_is_not_counted_as_a_compile_failure() -> None:
+    refused = CheckResult("compile", "compile", "failed", 0, 10, "a damaged zip", (REFUSED,))
+    wrong = CheckResult("compile", "compile", "failed", 0, 10, "kernel.cu:3: error")
+    results = [
+        _Stored(
+            s, "ex4", 0, 10, Report("ex4", "T", "k.cu", 1, DeviceInfo("cpu", "C"), [c]).to_json()
+        )
+        for s, c in (("ann", refused), ("bob", wrong))
+    ]
+    text = render_summary(results, [], refused=["ann (ex4): a damaged zip"])
+    assert "## Most common failed checks\n\n- ex4: compile: 1\n" in text
 
 
 def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
