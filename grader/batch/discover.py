@@ -60,9 +60,10 @@ class Submission:
 
 
 def discover(
-    root: Path, exercises: Sequence[Exercise], work: Path
+    root: Path, exercises: Sequence[Exercise], work: Path, others: Sequence[Exercise] = ()
 ) -> tuple[list[Submission], list[str]]:
-    """Every (student, exercise) in `root`, and one line per entry saying how it was read."""
+    """Every (student, exercise) in `root`, and one line per entry saying how it was read;
+    kernels where `others` (exercises not graded this time) have them are not listed unread."""
     if not root.is_dir():
         raise GraderError(f"{root}: not a directory of submissions")
     export = read_export(root)
@@ -73,10 +74,11 @@ def discover(
     everything = sorted(root.iterdir())
     entries = [e for e in everything if not e.name.startswith(".")]
     names = {e.name for e in entries}
+    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
     for entry in entries:
         key = _key(entry, names)
         try:
-            mine, note = _from_entry(entry, key, exercises, work)
+            mine, note = _from_entry(entry, key, exercises, work, placed)
         except Exception as exc:  # one submission never stops a batch, whatever it holds
             why = " ".join(f"could not be read ({type(exc).__name__}: {exc})".split())[:300]
             mine = _refused(key, exercises, "unknown", f"{display(entry.name)}: {why}")
@@ -106,7 +108,7 @@ def _key(entry: Path, names: set[str]) -> str:
 
 
 def _from_entry(
-    entry: Path, key: str, exercises: Sequence[Exercise], work: Path
+    entry: Path, key: str, exercises: Sequence[Exercise], work: Path, placed: set[str]
 ) -> tuple[list[Submission], str]:
     """One entry of the submissions directory: its submissions and a note on it."""
     mode = os.lstat(entry).st_mode
@@ -120,7 +122,7 @@ def _from_entry(
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
         mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder")]
-        return mine, _found("folder", mine, exercises) + unread(entry, _kernels(mine))
+        return mine, _found("folder", mine, exercises) + unread(entry, _kernels(mine), placed)
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
     if not is_zip:
@@ -134,7 +136,7 @@ def _from_entry(
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
-    return mine, _found("zip", mine, exercises) + aside + unread(folder, _kernels(mine))
+    return mine, _found("zip", mine, exercises) + aside + unread(folder, _kernels(mine), placed)
 
 
 def _kernels(mine: list[Submission]) -> set[Path]:

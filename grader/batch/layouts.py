@@ -45,15 +45,18 @@ def last_change(paths: Iterable[Path]) -> float | None:
     return max(times) if times else None
 
 
-def unread(folder: Path, used: Collection[Path]) -> str:
+def unread(folder: Path, used: Collection[Path], placed: Collection[str] = ()) -> str:
     """Kernels and notebooks in a student's folder that no exercise took, named so that the
-    batch's summary lists them (several .cu files, or one outside its exercise's folder)."""
+    batch's summary lists them (several .cu files, or one outside its exercise's folder);
+    `placed`: where exercises not graded this time have their kernels (`ex2-tile-sweep/kernel.cu`),
+    not unread."""
     left: list[str] = []
     for top, folders, files in os.walk(folder):  # links to folders are not followed
         folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
         for name in sorted(files):
             path = Path(top) / name
-            if path.suffix in (".cu", ".ipynb") and not name.startswith(".") and path not in used:
+            mine = path.suffix in (".cu", ".ipynb") and not name.startswith(".")
+            if mine and path not in used and f"{path.parent.name}/{name}" not in placed:
                 left.append(display(str(path.relative_to(folder))))
         if len(left) > 20:
             break

@@ -48,7 +48,8 @@ def run(
         )
     out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
     console = BatchConsole()
-    found, notes = discover(submissions, chosen, out / "work")
+    others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
+    found, notes = discover(submissions, chosen, out / "work", others)
     for note in notes:
         console.note(note)
     unknown = unknown_students(found, students)

@@ -419,3 +419,20 @@ def test_a_notebook_with_no_marked_cell_is_graded_and_the_batch_says_why_it_scor
         "hana: folder, 1 of 1 exercise(s) found; work.ipynb has no cell marked for an exercise:"
         " graded 0, its feedback says how to mark one"
     ]
+
+
+def test_kernels_placed_for_exercises_not_graded_this_time_are_not_called_unread(
+    tmp_path: Path, ex4: Exercise
+) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    for exercise in course.exercises:
+        (root / "ann" / exercise.dir_name).mkdir(parents=True)
+        (root / "ann" / exercise.dir_name / "kernel.cu").write_bytes(GOOD)
+    (root / "ann" / "scratch.cu").write_bytes(GOOD)  # where no exercise looks
+    others = [e for e in course.exercises if e.id != "ex4"]
+    _found, notes = discover(root, [ex4], tmp_path / "work", others)
+    assert notes == [
+        "ann: folder, 1 of 1 exercise(s) found; not read: scratch.cu (name each kernel as the "
+        "exercise's stub is named, in its exercise's folder where there are several exercises)"
+    ]
