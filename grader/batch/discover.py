@@ -150,7 +150,13 @@ def _from_file(
     the one exercise graded)."""
     student = key
     if entry.suffix == ".cu" and len(exercises) != 1:
-        return [], "skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
+        why = (
+            f"{display(entry.name)}: one kernel for {len(exercises)} exercises: which one it is "
+            "is not guessed; hand in a folder or zip with each kernel in its exercise's folder"
+        )
+        return _refused(
+            key, exercises, "file", why
+        ), f"refused: {why} (or grade it with one --exercise)"
     # no answers file: one beside it at the top would be everyone's
     marked = marked_exercises(entry) if entry.suffix == ".ipynb" else None
     mine = [

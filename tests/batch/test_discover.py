@@ -327,16 +327,22 @@ def test_with_several_exercises_what_is_not_read_is_named_and_a_notebook_gives_i
     )
 
 
-def test_a_single_cu_file_needs_one_exercise_and_is_skipped_saying_so(tmp_path: Path) -> None:
+def test_a_single_cu_file_for_several_exercises_is_that_students_refusal(tmp_path: Path) -> None:
     course = load_course(ROOT)
     root = tmp_path / "submissions"
     root.mkdir()
     (root / "cat.cu").write_bytes(GOOD)
     found, notes = discover(root, [course.find("ex1"), course.find("ex4")], tmp_path / "work")
-    assert found == []
-    assert notes == [
-        "cat.cu: skipped: a .cu file is one exercise's kernel: grade it with one --exercise"
+    # cat is in the gradebook with the reason in their feedback, not left out
+    why = (
+        "cat.cu: one kernel for 2 exercises: which one it is is not guessed; hand in a folder or "
+        "zip with each kernel in its exercise's folder"
+    )
+    assert [(s.student, s.exercise.id, s.error) for s in found] == [
+        ("cat", "ex1", why),
+        ("cat", "ex4", why),
     ]
+    assert notes == [f"cat.cu: refused: {why} (or grade it with one --exercise)"]
 
 
 def test_the_summary_lists_every_skipped_entry_with_its_reason(
