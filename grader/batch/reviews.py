@@ -121,7 +121,8 @@ def reviewed_message(review: Review) -> str:
 
 
 def apply_review(report: Report, review: Review) -> Report:
-    """`report` with its pending explanation graded by `review`, if it is the text reviewed."""
+    """`report` with its pending explanation graded by `review`, if it is the text reviewed:
+    passed with the points earned, failed where it earns none (every output reads this)."""
     checks: list[CheckResult] = []
     for check in report.checks:
         if (
@@ -131,20 +132,16 @@ def apply_review(report: Report, review: Review) -> Report:
         ):
             message = f"{reviewed_message(review)}\nyour answer: {reflowed(check.answer)}"
             score = min(review.points, check.max_score)
+            # as partial points are elsewhere: some points pass, none fail
             check = replace(
                 check,
-                status=CheckStatus.PASSED,
+                status=CheckStatus.PASSED if score > 0 else CheckStatus.FAILED,
                 score=score,
                 message=message,
                 symptoms=(*check.symptoms, REVIEWED),
             )
         checks.append(check)
     return replace(report, checks=checks)
-
-
-TICKED = {"x", "1", "y", "yes", "\u2713"}
-"""What a cell or a typed answer may say for an item given (case aside)."""
-NOT_TICKED = {"", "0", "-", "n", "no"}
 
 
 def parse_ticks(typed: str, rubric: tuple[tuple[str, float, str], ...]) -> tuple[str, ...]:

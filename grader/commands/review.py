@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.batch.review_sheet import read_sheet, write_sheet
+from grader.batch.review_sheet import read_sheet, sheet_exercise, write_sheet
 from grader.batch.reviews import Review, Written, parse_ticks, rubric_of, written_answer
 from grader.batch.store import ResultStore
 from grader.batch.view import rewrite_outputs
@@ -49,6 +49,10 @@ def run(
 ) -> int:
     rubrics = {e.id: rubric_of(e.rubric) for e in course.exercises if e.rubric is not None}
     chosen = [course.find(key).id for key in exercises]
+    if (sheet or record) and len(chosen) > 1:
+        raise GraderError("a review sheet is one exercise's: give one --exercise")
+    if record is not None:
+        chosen = _of_the_sheet(course, record, chosen)
     for exercise in chosen:
         if exercise not in rubrics:
             raise GraderError(
@@ -65,7 +69,7 @@ def run(
         ]
         # by default, each exercise with a rubric that this batch has written answers for
         chosen = chosen or [e for e in rubrics if any(w.exercise == e for w in written)]
-        if (sheet or record) and len(chosen) != 1:
+        if sheet and len(chosen) != 1:
             raise GraderError(
                 f"a review sheet is one exercise's; this batch has answers of {len(chosen)}: "
                 "give --exercise"
@@ -101,6 +105,30 @@ def run(
             f"`grader gradebook {out} --to FILE.csv` and `grader feedback {out}` give them"
         )
     return EXIT_OK
+
+
+def _of_the_sheet(course: Course, record: Path, chosen: list[str]) -> list[str]:
+    """The exercise of the sheet to record: the one its rows name, which --exercise, if given,
+    must agree with."""
+    named = sheet_exercise(record)
+    if named is None:
+        if chosen:
+            return chosen
+        raise GraderError(f"{record}: no row names its exercise: give --exercise")
+    name, line = named
+    try:
+        exercise = course.find(name).id
+    except GraderError:
+        raise GraderError(
+            f"{record}:{line}: exercise {name!r} is none of the course's "
+            f"({', '.join(e.id for e in course.exercises)})"
+        ) from None
+    if chosen and chosen != [exercise]:
+        raise GraderError(
+            f"{record}:{line}: the sheet is {exercise}'s, not {chosen[0]}'s (--exercise): "
+            "record it without --exercise, or give the sheet of that exercise"
+        )
+    return [exercise]
 
 
 def _key(written: Written) -> Key:

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from grader.batch.reviews import parse_ticks, rubric_of
-from grader.batch.store import ResultStore
+from grader.batch.store import ResultStore, StoredResult
 from grader.batch.view import BatchView, write_outputs
 from grader.checks.explanation import explanation_result
 from grader.course import load_course
 from grader.errors import GraderError
 from grader.report.gradescope import results_json
+from grader.report.markdown import render_markdown
+from grader.report.terminal import render_terminal
 from grader.results import CheckResult, DeviceInfo, Report
 from tests.conftest import ROOT, run_grader
 
@@ -60,8 +64,6 @@ def test_an_answer_not_reviewed_is_pending_in_every_output_never_zero(tmp_path: 
     report = _report("The matrices fit in L2.")
     assert report.passed and report.score == 90 and report.pending == 10
     assert report.to_json()["pending"] == 10
-    from grader.report.markdown import render_markdown
-
     markdown = render_markdown(report)
     assert "90/100 points (10 pending review)" in markdown
     assert "| answers explanation | PENDING | ?/10 |" in markdown
@@ -94,6 +96,9 @@ def test_reviews_at_the_terminal_are_recorded_one_by_one_and_merged(tmp_path: Pa
     assert "+ 4 l2_fits" in str(alice["message"]) and "- 3 reuse_shows" in str(alice["message"])
     assert "comment: Good on L2." in str(alice["message"])
     assert latest["alice"]["score"] == 97 and latest["alice"]["pending"] == 0
+    bob = _explanation(latest["bob"])
+    assert bob["status"] == "failed" and bob["score"] == 0  # reviewed, no points: not a pass
+    assert latest["bob"]["score"] == 90 and latest["bob"]["passed"] is False
     assert _explanation(latest["cy"])["status"] == "pending"
     # going on shows only what is pending: cy
     again = run_grader(["review", str(out)], typed="all\n\n")
@@ -155,7 +160,7 @@ def test_a_sheet_round_trip_records_the_filled_rows_and_leaves_blank_ones(tmp_pa
     again = run_grader(["review", str(out), "--exercise", "ex3", "--sheet", str(sheet)])
     assert again.returncode == 2 and "already there" in again.stderr  # never overwritten
     by_name = {r[0]: r for r in rows[2:]}
-    by_name["alice"][4:8] = ["x", "", "X", "clear"]
+    by_name["alice"][4:8] = ["x", " 0", " X ", "clear"]  # x or X earns, 0 does not
     by_name["'=cmd()"][4:8] = ["0", "0", "0", ""]
     _write(sheet, [rows[0], rows[1], *by_name.values()])
     done = run_grader(["review", str(out), "--record", str(sheet)])  # the batch's one exercise
@@ -188,7 +193,7 @@ def test_reviews_rewrite_the_batchs_own_gradebook_summary_and_feedback(tmp_path:
     assert run_grader(["review", str(out), "--sheet", str(sheet)]).returncode == 0
     rows = list(csv.reader(sheet.read_text().splitlines()))
     by_name = {r[0]: r for r in rows[2:]}
-    by_name["alice"][4:8] = ["x", "", "X", "clear"]
+    by_name["alice"][4:8] = ["x", "0", "X", "clear"]
     _write(sheet, [rows[0], rows[1], *by_name.values()])
 
     done = run_grader(["review", str(out), "--record", str(sheet)])
@@ -245,6 +250,143 @@ def test_a_sheet_with_a_mistake_records_nothing_and_says_where(tmp_path: Path) -
     assert f"{sheet}:4: column reuse_shows (3): 'maybe'" in done.stderr
     assert "nothing recorded" in done.stderr
     assert all(_explanation(r)["status"] == "pending" for r in _latest(out).values())
+
+
+ALLOWED = (
+    "mark x where the answer earns the item, 0 where it does not, or leave every item of the row "
+    "blank to keep it pending"
+)
+
+
+def _filled(tmp_path: Path, marks: dict[str, list[str]]) -> tuple[Path, Path, dict[str, int]]:
+    """A batch of alice and bob's ex3 answers, and its sheet with `marks` (items, then the
+    comment) in their rows; the line of each student's row."""
+    out, sheet = tmp_path / "out", tmp_path / "ex3.csv"
+    _batch(out, {"alice": "A", "bob": "B"})
+    assert run_grader(["review", str(out), "--sheet", str(sheet)]).returncode == 0
+    rows = list(csv.reader(sheet.read_text().splitlines()))
+    for row in rows[2:]:
+        row[4:8] = marks.get(row[0], row[4:8])
+    _write(sheet, rows)
+    return out, sheet, {row[0]: line for line, row in enumerate(rows, start=1)}
+
+
+@pytest.mark.parametrize(
+    ("items", "column", "shown"),
+    [
+        (["y", "0", "0"], "l2_fits (4)", "'y'"),
+        (["X", "no", "x"], "reuse_shows (3)", "'no'"),
+        (["x", "-", "x"], "reuse_shows (3)", "'-'"),
+        (["0", "0", "1"], "where_time_goes (3)", "'1'"),
+        (["x", "0", ""], "where_time_goes (3)", "blank"),  # a row filled in part
+    ],
+)
+def test_an_item_cell_is_x_or_0_anything_else_records_nothing(
+    tmp_path: Path, items: list[str], column: str, shown: str
+) -> None:
+    out, sheet, line = _filled(tmp_path, {"alice": [*items, ""], "bob": ["x", "x", "x", "ok"]})
+    done = run_grader(["review", str(out), "--record", str(sheet)])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"grader: error: {sheet}:{line['alice']}: column {column}: {shown}: {ALLOWED}; "
+        "nothing recorded"
+    ]
+    assert all(_explanation(r)["status"] == "pending" for r in _latest(out).values())
+
+
+def test_every_mistake_of_a_sheet_is_named_and_a_comment_alone_is_one(tmp_path: Path) -> None:
+    marks = {"alice": ["y", "0", "", ""], "bob": ["", "", "", "good"]}  # as the walk-through had
+    out, sheet, line = _filled(tmp_path, marks)
+    done = run_grader(["review", str(out), "--record", str(sheet)])
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"grader: error: {sheet}:{line['alice']}: column l2_fits (4): 'y': {ALLOWED}",
+        f"{sheet}:{line['alice']}: column where_time_goes (3): blank: {ALLOWED}",
+        f"{sheet}:{line['bob']}: a comment but no item marked: {ALLOWED}",
+        f"{sheet}: 3 mistakes, nothing recorded; mend them and run again",
+    ]
+    assert all(_explanation(r)["status"] == "pending" for r in _latest(out).values())
+    out, sheet, _ = _filled(tmp_path / "blank", {"alice": [" X", "0 ", "x", " fine "]})
+    done = run_grader(["review", str(out), "--record", str(sheet)])
+    assert done.returncode == 0, done.stderr
+    assert "1 review(s) recorded, 1 row(s) left blank" in done.stdout
+    latest = _latest(out)
+    assert _explanation(latest["alice"])["score"] == 7
+    assert _explanation(latest["bob"])["status"] == "pending"
+
+
+def _two_exercises(out: Path) -> None:
+    """alice's ex3 answer and her ex2 one, each pending review."""
+    _batch(out, {"alice": "A"})
+    ex2 = load_course(ROOT).find("ex2").spec.answers
+    assert ex2 is not None and ex2.review is not None
+    report = Report("ex2", "Tiling", "kernel.cu", 7, DeviceInfo("cpu", "CPU"),
+                    [explanation_result("Bigger tiles reuse more.", ex2.review)])  # fmt: skip
+    store = ResultStore(out / "results.sqlite")
+    store.record("run", "alice", "ex2", "alice:ex2", report)
+    store.close()
+
+
+def test_record_takes_the_exercise_from_the_sheets_rows(tmp_path: Path) -> None:
+    out, sheet = tmp_path / "out", tmp_path / "ex3.csv"
+    _two_exercises(out)
+    written = run_grader(["review", str(out), "--sheet", str(sheet)])
+    assert written.returncode == 2 and "this batch has answers of 2: give --exercise" in (
+        written.stderr
+    )
+    assert (
+        run_grader(["review", str(out), "--exercise", "ex3", "--sheet", str(sheet)]).returncode == 0
+    )
+    rows = list(csv.reader(sheet.read_text().splitlines()))
+    rows[2][4:8] = ["x", "0", "0", ""]
+    _write(sheet, rows)
+    other = run_grader(["review", str(out), "--exercise", "ex2", "--record", str(sheet)])
+    assert other.returncode == 2 and other.stderr.strip().splitlines() == [
+        f"grader: error: {sheet}:2: the sheet is ex3's, not ex2's (--exercise): record it "
+        "without --exercise, or give the sheet of that exercise"
+    ]
+    mixed = tmp_path / "mixed.csv"
+    _write(mixed, [*rows[:2], [rows[2][0], "ex2", *rows[2][2:]]])
+    done = run_grader(["review", str(out), "--record", str(mixed)])
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"grader: error: {mixed}:3: exercise 'ex2', but line 2 says 'ex3': a review sheet is "
+        "one exercise's"
+    ]
+    done = run_grader(["review", str(out), "--record", str(sheet)])  # no --exercise: the sheet's
+    assert done.returncode == 0, done.stderr
+    assert "1 review(s) recorded" in done.stdout and "ex3: 1 reviewed, 0 pending" in done.stdout
+    latest = {(r.student, r.exercise): r.report for r in _all_latest(out)}
+    assert _explanation(latest["alice", "ex3"])["score"] == 4
+    assert _explanation(latest["alice", "ex2"])["status"] == "pending"
+    again = run_grader(["review", str(out), "--exercise", "ex3", "--record", str(sheet)])
+    assert again.returncode == 0 and "1 review(s) recorded" in again.stdout  # agreeing: fine
+
+
+def _all_latest(out: Path) -> list[StoredResult]:
+    store = ResultStore.of_batch(out)
+    try:
+        return list(store.latest())
+    finally:
+        store.close()
+
+
+def test_a_review_of_no_points_fails_in_every_output_and_some_points_pass(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _batch(out, {"alice": "A", "bob": "B"})
+    assert run_grader(["review", str(out)], typed="1\n\nnone\n\n").returncode == 0  # alice; bob
+    reports = {r.student: Report.from_json(r.report) for r in _all_latest(out)}
+    bob, alice = reports["bob"], reports["alice"]
+    assert not bob.passed and alice.passed
+    assert "| answers explanation | FAIL | 0/10 |" in render_markdown(bob)
+    assert "| answers explanation | PASS | 4/10 |" in render_markdown(alice)
+    assert [t["status"] for t in results_json([bob])["tests"]] == ["passed", "failed"]
+    assert results_json([alice])["tests"][1]["status"] == "passed"
+    console = Console(record=True, width=120)
+    render_terminal(bob, console)
+    assert re.search(r"answers explanation\s+\S*\s*FAIL\s+0/10", console.export_text())
+    assert run_grader(["feedback", str(out)]).returncode == 0
+    assert "| answers explanation | FAIL | 0/10 |" in (out / "feedback/bob.md").read_text()
+    [stored] = json.loads((out / "feedback/bob.json").read_text())
+    assert stored["passed"] is False and _explanation(stored)["status"] == "failed"
 
 
 def test_review_refuses_what_it_cannot_do_in_one_line(tmp_path: Path) -> None:
