@@ -1,6 +1,6 @@
-"""Gradescope's autograder package (setup.sh, run_autograder, the course without its solutions)
-and the student release of the course, written to disk. Gradescope's results.json is rendered by
-grader/report/gradescope.py."""
+"""Gradescope's autograder package (setup.sh, run_autograder, the running grader's own source and
+the course without its solutions) and the student release of the course, written to disk.
+Gradescope's results.json is rendered by grader/report/gradescope.py."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-COURSE_PARTS = ("grader", "exercises", "reference", "course.yaml", "pyproject.toml", "README.md")
-"""What the autograder package and the student release hold of the course (never solutions/)."""
+from grader.errors import GraderError
+
+GRADER_PARTS = ("grader", "pyproject.toml", "README.md")
+"""What the autograder package holds of the running grader's source: what setup.sh's
+`pip install -e` installs (pyproject.toml names README.md as its readme)."""
+COURSE_PARTS = ("course.yaml", "exercises", "reference")
+"""What the autograder package holds of the course (never solutions/)."""
+RELEASE_PARTS = (*GRADER_PARTS, "course.yaml", "exercises", "reference", "bin", "docs")
+"""What the student release holds of the course (never solutions/)."""
 
 
 SETUP = """#!/usr/bin/env bash
@@ -35,29 +42,68 @@ exec /autograder/venv/bin/python -m grader gradescope {exercises}
 """
 
 
-def write_package(course_root: Path, target: Path, exercise_ids: Sequence[str]) -> None:
-    """The autograder zip: setup.sh, run_autograder, and the course without solutions/."""
+PACKAGE = Path(__file__).resolve().parent.parent
+"""The running grader's package folder (grader/, where its __init__.py is)."""
+
+
+def grader_source(package: Path = PACKAGE) -> Path:
+    """The folder the running grader (`package`, grader/) is imported from, whose pyproject.toml
+    the autograder package installs from; a GraderError where there is none (a wheel's install)."""
+    root = package.parent
+    if not (root / "pyproject.toml").is_file() or not (package / "__init__.py").is_file():
+        raise GraderError(
+            f"the running grader ({package}) has no pyproject.toml beside it (installed from a "
+            "wheel?), and the autograder package must hold the grader's source to install it: "
+            "run gradescope-package with the grader of a checkout (CHECKOUT/bin/dev grader ..., "
+            "or pip install -e CHECKOUT); nothing written"
+        )
+    return root
+
+
+def _files(root: Path, parts: Sequence[str]) -> list[Path]:
+    """The files of `parts` under `root`, relative to it (no byte-code)."""
+    found = []
+    for part in parts:
+        path = root / part
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            relative = file.relative_to(root)
+            if "__pycache__" not in relative.parts and file.suffix != ".pyc":
+                found.append(relative)
+    return found
+
+
+def write_package(
+    course_root: Path, target: Path, exercise_ids: Sequence[str], source: Path
+) -> None:
+    """The autograder zip: setup.sh, run_autograder, the grader's own source (from `source`, see
+    grader_source) and the course (from `course_root`) without solutions/. Never over a file."""
     args = " ".join(f"--exercise {e}" for e in exercise_ids)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for name, text in (("setup.sh", SETUP), ("run_autograder", RUN.format(exercises=args))):
-            info = zipfile.ZipInfo(name)
-            info.external_attr = (stat.S_IFREG | 0o755) << 16
-            zipped.writestr(info, text)
-        for part in COURSE_PARTS:
-            path = course_root / part
-            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-            for file in files:
-                relative = file.relative_to(course_root)
-                if "__pycache__" in relative.parts:
-                    continue
-                zipped.write(file, str(relative))
+    try:
+        zipped = zipfile.ZipFile(target, "x", zipfile.ZIP_DEFLATED)
+    except FileExistsError:
+        raise GraderError(
+            f"{target} exists: choose another path (nothing is overwritten)"
+        ) from None
+    try:
+        with zipped:
+            for name, text in (("setup.sh", SETUP), ("run_autograder", RUN.format(exercises=args))):
+                info = zipfile.ZipInfo(name)
+                info.external_attr = (stat.S_IFREG | 0o755) << 16
+                zipped.writestr(info, text)
+            for root, parts in ((source, GRADER_PARTS), (course_root, COURSE_PARTS)):
+                for relative in _files(root, parts):
+                    zipped.write(root / relative, str(relative))
+    except BaseException:
+        target.unlink(missing_ok=True)  # no half-written package left behind
+        raise
 
 
 def write_release(course_root: Path, target: Path) -> None:
     """A student copy of the course in `target` (new or empty): everything but solutions/."""
     target.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in (*COURSE_PARTS, "bin", "docs"):
+    for part in RELEASE_PARTS:
         source = course_root / part
         if source.is_dir():
             shutil.copytree(source, target / part, ignore=ignore)

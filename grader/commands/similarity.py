@@ -3,17 +3,25 @@ of near-copies among one exercise's submissions, for the instructor (grader/batc
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from grader.batch.discover import discover
 from grader.batch.similarity import highlighted, similar_pairs
+from grader.batch.stubs import stub_warnings
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError
 from grader.notebook import read_kernel
 from grader.report.similarity import GENERATOR, pair_lines, similarity_html
 from grader.source import read_source
+
+SAME = (
+    "similarity subtracts it as the starter code everyone began from, so copies of the solution "
+    "show 0%: restore the stub (e.g. git checkout -- exercises) unless that is meant"
+)
+CHANGED = "similarity subtracts the stub as it is now as the starter code everyone began from"
 
 
 def _ours(page: Path) -> bool:
@@ -57,11 +65,17 @@ def run(
             except GraderError:
                 continue  # not readable: batch grading says why; nothing to compare here
             texts[submission.student] = source.text
+    try:
+        starter = str(chosen.stub.relative_to(course.root))
+    except ValueError:
+        starter = str(chosen.stub)
+    for line in stub_warnings(course.root, [chosen], [starter], SAME, CHANGED):
+        print(line, file=sys.stderr)
     stub = read_source(chosen.stub).text
     pairs = similar_pairs(texts, stub, threshold)
-    for line in pair_lines(pairs, threshold, len(texts)):
+    for line in pair_lines(pairs, threshold, len(texts), starter):
         print(line)
     if report is not None:
-        report.write_text(similarity_html(chosen.id, pairs, texts, highlighted))
+        report.write_text(similarity_html(chosen.id, pairs, texts, highlighted, starter))
         print(f"side by side: {report}")
     return EXIT_OK

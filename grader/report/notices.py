@@ -31,8 +31,13 @@ def cache_cleared(removed: int, directory: Path) -> str:
     return f"removed {removed} file(s) from {directory}"
 
 
-def package_written(target: Path, exercise_ids: Sequence[str]) -> str:
-    return f"autograder package: {target} (exercises {', '.join(exercise_ids)})"
+def package_written(
+    target: Path, exercise_ids: Sequence[str], grader_source: Path, course_root: Path
+) -> str:
+    return (
+        f"autograder package: {target} (exercises {', '.join(exercise_ids)}; the grader from "
+        f"{grader_source}, the course from {course_root})"
+    )
 
 
 def release_written(target: Path) -> str:

@@ -21,7 +21,10 @@ class FlaggedPair(Protocol):
     def slices(self) -> tuple[Any, Any]: ...
 
 
-def pair_lines(pairs: Sequence[FlaggedPair], threshold: float, compared: int) -> list[str]:
+def pair_lines(
+    pairs: Sequence[FlaggedPair], threshold: float, compared: int, starter: str
+) -> list[str]:
+    """A line per pair, then the count, naming the starter code (the stub) left out."""
     lines = [
         f"{p.first} ~ {p.second}: {100 * p.similarity[0]:.0f}% of {p.first}'s tokens and "
         f"{100 * p.similarity[1]:.0f}% of {p.second}'s are shared"
@@ -29,7 +32,8 @@ def pair_lines(pairs: Sequence[FlaggedPair], threshold: float, compared: int) ->
     ]
     lines.append(
         f"{len(pairs)} pair(s) of {compared} submission(s) share at least {100 * threshold:.0f}% "
-        "(names and whitespace ignored, the stub left out): a pointer for a look, not a verdict"
+        f"(names and whitespace ignored, the starter code {starter} left out): a pointer for a "
+        "look, not a verdict"
     )
     return lines
 
@@ -43,9 +47,10 @@ def similarity_html(
     pairs: Sequence[FlaggedPair],
     texts: Mapping[str, str],
     mark: Callable[[str, Any], str],
+    starter: str,
 ) -> str:
     """The side-by-side page; `mark(text, slices)` gives a text as HTML with its shared parts
-    marked (escaped)."""
+    marked (escaped); `starter`: the stub whose fingerprints were left out."""
     sections = []
     for pair in pairs:
         left, right = pair.slices
@@ -64,6 +69,8 @@ def similarity_html(
         "pre{flex:1;overflow:auto;border:1px solid #ccc;padding:.5em;font-size:80%}"
         "mark{background:#ffe08a}</style></head><body>\n"
         f"<h1>{html.escape(exercise)}: pairs to look at (never a penalty by itself)</h1>\n"
+        f"<p>What the submissions share with the starter code {html.escape(starter)} does not "
+        "count.</p>\n"
         + ("\n".join(sections) or "<p>No pair over the threshold.</p>")
         + "\n</body></html>\n"
     )

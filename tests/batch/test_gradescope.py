@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import stat
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -65,6 +69,103 @@ def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: 
     assert not any(n.startswith("solutions/") for n in names)
     again = run_grader(["gradescope-package", str(target)])
     assert again.returncode == 2 and "exists" in again.stderr
+
+
+def _grader_files(package: Path) -> list[str]:
+    with zipfile.ZipFile(package) as zipped:
+        return sorted(n for n in zipped.namelist() if n.startswith("grader/"))
+
+
+def test_a_course_folder_alone_packages_the_running_graders_own_source(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    """--course names a course (course.yaml, exercises, solutions, reference): the grader and its
+    pyproject.toml, which setup.sh installs, come from where the running grader is imported."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ours = elsewhere / "course.zip"
+    args = ["--course", str(course_copy), "gradescope-package", str(ours), "--exercise", "ex4"]
+    done = run_grader(args, cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert f"the grader from {ROOT}, the course from {course_copy}" in done.stdout
+    assert "warning" not in done.stderr  # the copy's stubs are the stubs
+    checkout = tmp_path / "checkout.zip"
+    assert run_grader(["gradescope-package", str(checkout), "--exercise", "ex4"]).returncode == 0
+    with zipfile.ZipFile(ours) as zipped:
+        names = set(zipped.namelist())
+        assert zipped.read("pyproject.toml") == (ROOT / "pyproject.toml").read_bytes()
+        assert zipped.read("course.yaml") == (course_copy / "course.yaml").read_bytes()
+    assert {"grader/__init__.py", "grader/cli.py", "pyproject.toml", "README.md"} <= names
+    assert "exercises/ex4-register-tiling/kernel.cu" in names and "reference/naive.cu" in names
+    assert not any(n.startswith("solutions/") or "__pycache__" in n for n in names)
+    with zipfile.ZipFile(checkout) as zipped:
+        assert names == set(zipped.namelist())
+    assert _grader_files(ours) == _grader_files(checkout)
+
+
+def test_a_grader_without_its_pyproject_refuses_to_package_and_writes_nothing(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    """A grader installed from a wheel has no source to put in the package: one line, exit 2."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "grader", site / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "autograder.zip"
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "--course", str(course_copy), "gradescope-package",
+         str(target)],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"grader: error: the running grader ({site / 'grader'}) has no pyproject.toml beside it "
+        "(installed from a wheel?), and the autograder package must hold the grader's source to "
+        "install it: run gradescope-package with the grader of a checkout (CHECKOUT/bin/dev "
+        "grader ..., or pip install -e CHECKOUT); nothing written"
+    ]
+    assert not target.exists() and done.stdout == ""
+
+
+def test_the_package_warns_of_a_stub_that_is_its_solution(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    stub = course_copy / "exercises/ex1-non-square/kernel.cu"
+    stub.write_bytes((course_copy / "solutions/ex1-non-square/kernel.cu").read_bytes())
+    done = run_grader(["--course", str(course_copy), "gradescope-package", str(tmp_path / "a.zip")])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(
+        "warning: exercises/ex1-non-square/kernel.cu is the same as the solution: "
+        "solutions/ex1-non-square/kernel.cu, byte for byte (overwritten?); the package ships "
+        "the solution as the students' stub"
+    )
+    assert len(done.stderr.splitlines()) == 1  # the other stubs are the stubs
+    assert (tmp_path / "a.zip").is_file()  # a warning, not a refusal
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_package_warns_where_the_stubs_differ_from_the_committed_ones(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    git = ["git", "-C", str(course_copy), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "commit.gpgsign=false", "commit", "-qm", "c"],
+    ):
+        subprocess.run([*git, *command], check=True, capture_output=True, timeout=60)
+    args = ["--course", str(course_copy), "gradescope-package"]
+    clean = run_grader([*args, str(tmp_path / "clean.zip")])
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
+    with (course_copy / "exercises/ex2-tile-sweep/kernel.cu").open("a") as stub:
+        stub.write("// started on it\n")
+    done = run_grader([*args, str(tmp_path / "changed.zip")])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: the stubs differ from the ones committed (git status -- exercises in "
+        f"{course_copy}: M exercises/ex2-tile-sweep/kernel.cu); the package ships them as they "
+        "are now: commit them, or restore them (git checkout -- exercises) and build the package "
+        "again"
+    ]
 
 
 def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:

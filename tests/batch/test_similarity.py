@@ -44,8 +44,11 @@ def test_the_command_lists_the_pairs_and_writes_an_escaped_side_by_side_page(
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ann ~ bob: ")
     assert "1 pair(s) of 3 submission(s) share at least 80%" in done.stdout
+    assert "the starter code exercises/ex1-non-square/kernel.cu left out" in done.stdout
+    assert "warning" not in done.stderr  # the course's stub is its stub
     page = report.read_text()
     assert "<h2>ann ~ bob:" in page and "<mark>" in page
+    assert "starter code exercises/ex1-non-square/kernel.cu does not count" in page
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert run_grader(args).returncode == 0  # its own page, written again
     mine = tmp_path / "mine.html"
@@ -76,3 +79,28 @@ def test_only_the_exercise_compared_is_read_not_another_exercise_of_the_same_stu
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ann ~ bob: ") and "cy" not in done.stdout
     assert "of 2 submission(s)" in done.stdout
+
+
+def test_a_stub_that_is_its_solution_is_said_and_the_starter_code_named(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    """A course whose stub was overwritten with the solution: the copies of the solution share
+    nothing beyond the 'starter code', which the report names and a warning explains."""
+    (course_copy / "exercises/ex1-non-square/kernel.cu").write_text(SOLUTION)
+    submissions = tmp_path / "submissions"
+    for student in ("ann", "bob", "cy", "dan"):
+        (submissions / student).mkdir(parents=True)
+        (submissions / student / "kernel.cu").write_text(SOLUTION)
+    args = ["--course", str(course_copy), "similarity", str(submissions), "--exercise", "ex1"]
+    done = run_grader(args)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "warning: exercises/ex1-non-square/kernel.cu is the same as the solution: "
+        "solutions/ex1-non-square/kernel.cu, byte for byte (overwritten?); similarity subtracts "
+        "it as the starter code everyone began from, so copies of the solution show 0%: restore "
+        "the stub (e.g. git checkout -- exercises) unless that is meant"
+    ]
+    assert done.stdout.startswith(
+        "0 pair(s) of 4 submission(s) share at least 80% (names and whitespace ignored, the "
+        "starter code exercises/ex1-non-square/kernel.cu left out)"
+    )
