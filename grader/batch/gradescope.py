@@ -17,8 +17,6 @@ GRADER_PARTS = ("grader", "pyproject.toml", "README.md")
 `pip install -e` installs (pyproject.toml names README.md as its readme)."""
 COURSE_PARTS = ("course.yaml", "exercises", "reference")
 """What the autograder package holds of the course (never solutions/)."""
-RELEASE_PARTS = (*GRADER_PARTS, "course.yaml", "exercises", "reference", "bin", "docs")
-"""What the student release holds of the course (never solutions/)."""
 
 
 SETUP = """#!/usr/bin/env bash
@@ -99,13 +97,16 @@ def write_package(
         raise
 
 
-def write_release(course_root: Path, target: Path) -> None:
-    """A student copy of the course in `target` (new or empty): everything but solutions/."""
+def write_release(course_root: Path, target: Path, source: Path) -> None:
+    """A student copy of the course in `target` (new or empty): the grader's own source and
+    set-up (from `source`, see grader_source) and the course (from `course_root`) without
+    solutions/."""
     target.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in RELEASE_PARTS:
-        source = course_root / part
-        if source.is_dir():
-            shutil.copytree(source, target / part, ignore=ignore)
-        elif source.is_file():
-            shutil.copy2(source, target / part)
+    for root, parts in ((source, (*GRADER_PARTS, "bin", "docs")), (course_root, COURSE_PARTS)):
+        for part in parts:
+            path = root / part
+            if path.is_dir():
+                shutil.copytree(path, target / part, ignore=ignore)
+            elif path.is_file():
+                shutil.copy2(path, target / part)

@@ -188,6 +188,18 @@ def test_release_copies_the_course_without_solutions(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "not empty" in refused.stderr
 
 
+def test_a_course_folder_alone_releases_with_the_running_graders_source(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    assert not (course_copy / "grader").exists()  # the course's data only
+    target = tmp_path / "student-copy"
+    done = run_grader(["--course", str(course_copy), "release", str(target)])
+    assert done.returncode == 0, done.stderr
+    for part in ("grader/cli.py", "pyproject.toml", "bin/dev", "course.yaml"):
+        assert (target / part).is_file(), part
+    assert not (target / "solutions").exists()
+
+
 def test_a_results_path_that_is_a_folder_is_one_line_before_grading(tmp_path: Path) -> None:
     (tmp_path / "submission").mkdir()
     (tmp_path / "results").mkdir()
