@@ -68,17 +68,16 @@ def discover(
         raise GraderError(f"{root}: not a directory of submissions")
     export = read_export(root)
     if export is not None:
-        return _from_export(root, export, exercises)
+        return _from_export(root, export, exercises, others)
     submissions: list[Submission] = []
     notes: list[str] = []
     everything = sorted(root.iterdir())
     entries = [e for e in everything if not e.name.startswith(".")]
     names = {e.name for e in entries}
-    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
     for entry in entries:
         key = _key(entry, names)
         try:
-            mine, note = _from_entry(entry, key, exercises, work, placed)
+            mine, note = _from_entry(entry, key, exercises, work, others)
         except Exception as exc:  # one submission never stops a batch, whatever it holds
             why = " ".join(f"could not be read ({type(exc).__name__}: {exc})".split())[:300]
             mine = _refused(key, exercises, "unknown", f"{display(entry.name)}: {why}")
@@ -108,9 +107,10 @@ def _key(entry: Path, names: set[str]) -> str:
 
 
 def _from_entry(
-    entry: Path, key: str, exercises: Sequence[Exercise], work: Path, placed: set[str]
+    entry: Path, key: str, exercises: Sequence[Exercise], work: Path, others: Sequence[Exercise]
 ) -> tuple[list[Submission], str]:
     """One entry of the submissions directory: its submissions and a note on it."""
+    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
     mode = os.lstat(entry).st_mode
     is_zip = entry.name.endswith(".zip")
     if stat.S_ISLNK(mode):
@@ -121,7 +121,7 @@ def _from_entry(
             ), f"refused: {why}"
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
-        mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder")]
+        mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder", (), others)]
         return mine, _found("folder", mine, exercises) + unread(entry, _kernels(mine), placed)
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
@@ -132,7 +132,7 @@ def _from_entry(
     except GraderError as exc:
         why = str(exc).removeprefix(f"{display(entry.name)}: ")
         return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
-    mine = [_stamped(s, entry) for s in in_folder(folder, key, exercises, "zip")]
+    mine = [_stamped(s, entry) for s in in_folder(folder, key, exercises, "zip", (), others)]
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
@@ -202,7 +202,7 @@ def _refused(
 
 
 def _from_export(
-    root: Path, export: dict[str, Entry], exercises: Sequence[Exercise]
+    root: Path, export: dict[str, Entry], exercises: Sequence[Exercise], others: Sequence[Exercise]
 ) -> tuple[list[Submission], list[str]]:
     notes = [f"Gradescope export: {len(export)} submission(s) in {METADATA}"]
     times = export_times(root)
@@ -216,7 +216,7 @@ def _from_export(
             submissions += _refused(key, exercises, layout, why, people)
             notes.append(f"{display(key)}: refused: {why}")
             continue
-        mine = in_folder(root / key, key, exercises, layout, people)
+        mine = in_folder(root / key, key, exercises, layout, people, others)
         if folder in times:
             mine = [replace(s, submitted_at=times[folder], time_source="export") for s in mine]
         submissions += mine
@@ -246,10 +246,12 @@ def in_folder(
     exercises: Sequence[Exercise],
     layout: str,
     submitters: tuple[Submitter, ...] = (),
+    others: Sequence[Exercise] = (),
 ) -> list[Submission]:
-    """One student's submissions in their folder, one per exercise (kernel None if absent)."""
+    """One student's submissions in their folder, one per exercise (kernel None if absent);
+    a folder named for one of `others` (exercises not graded now) is never taken as a wrapper."""
     single = len(exercises) == 1
-    folder = unwrapped(folder, exercises)
+    folder = unwrapped(folder, [*exercises, *others])
     out = []
     for exercise in exercises:
         try:

@@ -19,7 +19,8 @@ def run(*, course: Course, exercises: Sequence[str] = (), submission: Path, resu
         raise GraderError(f"{submission}: no submission directory")
     if results.is_dir():
         raise GraderError(f"--results {results}: a directory; give the file, e.g. results.json")
-    found = in_folder(submission, "student", chosen, "gradescope")
+    others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
+    found = in_folder(submission, "student", chosen, "gradescope", (), others)
     reports = [grade_submission(s, None, "auto") for s in found if s.kernel is not None]
     missing = [s.exercise.id for s in found if s.kernel is None]
     try:

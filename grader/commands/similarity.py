@@ -50,21 +50,29 @@ def run(
     if report is not None and report.exists() and not _ours(report):
         raise GraderError(f"--report {report}: a file not written by grader similarity is there")
     texts: dict[str, str] = {}
+    left_out: list[str] = []
     with tempfile.TemporaryDirectory(prefix="grader-similarity-") as scratch:
         # read as a batch of every exercise reads the folder (a student's ex1 kernel is not
-        # their ex3); a folder of one exercise's hand-ins alone, as `--exercise` reads it
-        found, _notes = discover(submissions, course.exercises, Path(scratch))
-        found = [s for s in found if s.exercise.id == chosen.id and s.kernel is not None]
-        if not found:
-            found, _notes = discover(submissions, [chosen], Path(scratch))
-        for submission in found:
-            if submission.kernel is None or submission.error is not None:
+        # their ex3), and where that finds nothing of a student's for this exercise, as a
+        # batch of this exercise alone reads it (a single alice.cu, the only .cu in a folder)
+        every, _notes = discover(submissions, course.exercises, Path(scratch) / "every")
+        others = [e for e in course.exercises if e.id != chosen.id]
+        alone, _notes = discover(submissions, [chosen], Path(scratch) / "alone", others)
+        mine = {s.student: s for s in every if s.exercise.id == chosen.id and s.kernel}
+        for submission in alone:
+            mine.setdefault(submission.student, submission)
+        for student, submission in sorted(mine.items()):
+            if submission.error is not None:
+                left_out.append(f"{student} ({submission.error})")
                 continue
+            if submission.kernel is None:
+                continue  # nothing handed in for this exercise
             try:
                 source = read_kernel(submission.kernel, chosen.id)
-            except GraderError:
-                continue  # not readable: batch grading says why; nothing to compare here
-            texts[submission.student] = source.text
+            except GraderError as exc:
+                left_out.append(f"{student} ({exc})")
+                continue
+            texts[student] = source.text
     try:
         starter = str(chosen.stub.relative_to(course.root))
     except ValueError:
@@ -75,6 +83,8 @@ def run(
     pairs = similar_pairs(texts, stub, threshold)
     for line in pair_lines(pairs, threshold, len(texts), starter):
         print(line)
+    if left_out:
+        print(f"not compared (unreadable or refused): {'; '.join(left_out)}")
     if report is not None:
         report.write_text(similarity_html(chosen.id, pairs, texts, highlighted, starter))
         print(f"side by side: {report}")

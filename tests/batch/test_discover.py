@@ -442,3 +442,15 @@ def test_kernels_placed_for_exercises_not_graded_this_time_are_not_called_unread
         "ann: folder, 1 of 1 exercise(s) found; not read: scratch.cu (name each kernel as the "
         "exercise's stub is named, in its exercise's folder where there are several exercises)"
     ]
+
+
+def test_a_folder_named_for_another_exercise_is_never_unwrapped_as_this_ones(
+    tmp_path: Path, ex4: Exercise
+) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    (root / "cy" / "ex1-non-square").mkdir(parents=True)  # cy handed in ex1 only
+    (root / "cy" / "ex1-non-square" / "kernel.cu").write_bytes(GOOD)
+    others = [e for e in course.exercises if e.id != "ex4"]
+    found, _notes = discover(root, [ex4], tmp_path / "work", others)
+    assert [(s.student, s.kernel) for s in found] == [("cy", None)]

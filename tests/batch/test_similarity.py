@@ -104,3 +104,20 @@ def test_a_stub_that_is_its_solution_is_said_and_the_starter_code_named(
         "0 pair(s) of 4 submission(s) share at least 80% (names and whitespace ignored, the "
         "starter code exercises/ex1-non-square/kernel.cu left out)"
     )
+
+
+def test_hand_ins_a_batch_of_the_exercise_reads_are_compared_and_the_unread_named(
+    tmp_path: Path,
+) -> None:
+    submissions = tmp_path / "submissions"
+    (submissions / "ann" / "ex1-non-square").mkdir(parents=True)
+    (submissions / "ann" / "ex1-non-square" / "kernel.cu").write_text(SOLUTION)
+    (submissions / "carol.cu").write_text(_disguised(SOLUTION))  # one file: ex1's here
+    (submissions / "heidi").mkdir()
+    (submissions / "heidi" / "my_ex1.cu").write_text(SOLUTION)  # the only .cu of her folder
+    (submissions / "erin.zip").write_bytes(b"not a zip")
+    done = run_grader(["similarity", str(submissions), "--exercise", "ex1", "--threshold", "0.5"])
+    assert done.returncode == 0, done.stderr
+    assert "3 pair(s) of 3 submission(s)" in done.stdout
+    assert "ann ~ carol: " in done.stdout and "heidi" in done.stdout
+    assert "not compared (unreadable or refused): erin (" in done.stdout
