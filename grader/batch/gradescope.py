@@ -10,6 +10,8 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
+
 from grader.errors import GraderError
 
 GRADER_PARTS = ("grader", "pyproject.toml", "README.md")
@@ -91,7 +93,10 @@ def write_package(
                 zipped.writestr(info, text)
             for root, parts in ((source, GRADER_PARTS), (course_root, COURSE_PARTS)):
                 for relative in _files(root, parts):
-                    zipped.write(root / relative, str(relative))
+                    if str(relative) == "course.yaml":
+                        zipped.writestr("course.yaml", without_extensions(root / relative))
+                    else:
+                        zipped.write(root / relative, str(relative))
     except BaseException:
         target.unlink(missing_ok=True)  # no half-written package left behind
         raise
@@ -108,5 +113,21 @@ def write_release(course_root: Path, target: Path, source: Path) -> None:
             path = root / part
             if path.is_dir():
                 shutil.copytree(path, target / part, ignore=ignore)
+            elif part == "course.yaml":
+                (target / part).write_text(without_extensions(path))
             elif path.is_file():
                 shutil.copy2(path, target / part)
+
+
+def without_extensions(course_yaml: Path) -> str:
+    """course.yaml as students and the autograder get it: without `deadlines.extensions`, which
+    says who was given more time and why it is nobody else's business (the file rewritten, its
+    comments lost, only where it has them)."""
+    text = course_yaml.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    deadlines = data.get("deadlines") if isinstance(data, dict) else None
+    if not isinstance(deadlines, dict) or "extensions" not in deadlines:
+        return text
+    del deadlines["extensions"]
+    header = "# The course: the instructor's course.yaml, less what was granted per student.\n"
+    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

@@ -1,7 +1,8 @@
 """Whether a course's stubs are still the stubs, said before they are used as such (the
 autograder package ships them; similarity subtracts them as the starter code): a stub that is
 byte for byte its solution (overwritten by mistake), and stubs that differ from the ones
-committed, where the course is a git work tree. Warnings only: nothing here fails a command."""
+committed, where the course is a git work tree. `grader release` refuses the first
+(solutions_as_stubs); everything else here is a warning."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
+
+
+def solutions_as_stubs(root: Path, exercises: Sequence[Exercise]) -> list[str]:
+    """The stubs of `exercises` that are byte for byte their solutions, relative to `root`."""
+    return [_relative(e.stub, root) for e in exercises if _same(e.stub, e.solution)]
 
 
 def _same(first: Path, second: Path) -> bool:

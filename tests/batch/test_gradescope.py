@@ -211,3 +211,35 @@ def test_a_results_path_that_is_a_folder_is_one_line_before_grading(tmp_path: Pa
     assert empty.returncode == 0, empty.stderr
     output = json.loads((tmp_path / "results/results.json").read_text())["output"]
     assert output.startswith("Nothing was graded; nothing found for ex1")
+
+
+def test_the_release_keeps_extensions_private_and_refuses_solutions_as_stubs(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    with (course_copy / "course.yaml").open("a") as course:
+        course.write(
+            "deadlines:\n"
+            "  due: {ex1: 2026-10-01T23:59:00+00:00}\n"
+            "  penalty_per_day: 0.25\n"
+            "  extensions: {dave: {ex1: 48}}\n"
+        )
+    target = tmp_path / "student-copy"
+    done = run_grader(["--course", str(course_copy), "release", str(target)])
+    assert done.returncode == 0, done.stderr
+    released = (target / "course.yaml").read_text()
+    assert (
+        "dave" not in released and "extensions:" not in released and "penalty_per_day" in released
+    )
+    assert run_grader(["--course", str(target), "list"]).returncode == 0  # still a course
+    package = tmp_path / "autograder.zip"
+    built = run_grader(["--course", str(course_copy), "gradescope-package", str(package)])
+    assert built.returncode == 0, built.stderr
+    with zipfile.ZipFile(package) as zipped:
+        assert "dave" not in zipped.read("course.yaml").decode()
+    # a stub overwritten with its solution would hand students the answer
+    solved = course_copy / "solutions/ex1-non-square/kernel.cu"
+    (course_copy / "exercises/ex1-non-square/kernel.cu").write_bytes(solved.read_bytes())
+    refused = run_grader(["--course", str(course_copy), "release", str(tmp_path / "again")])
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "exercises/ex1-non-square/kernel.cu is byte for byte its solution" in refused.stderr
+    assert not (tmp_path / "again").exists()
