@@ -9,7 +9,7 @@ import collections
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.names import file_name
+from grader.batch.names import display, file_name
 from grader.batch.store import StoredResult
 from grader.checks.registry import plan
 from grader.course import Exercise
@@ -17,7 +17,7 @@ from grader.csv_safe import write_csv
 from grader.report.feedback_html import feedback_html
 from grader.report.gradebook import gradebook, performance_scores
 from grader.report.json_text import feedback_json
-from grader.report.markdown import feedback_markdown
+from grader.report.markdown import feedback_markdown, nothing_graded_markdown
 from grader.report.stored import Roster
 from grader.report.summary import render_summary
 from grader.results import Report
@@ -51,13 +51,19 @@ def write_feedback(
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 
-def drop_feedback(folder: Path, students: Sequence[str], results: Sequence[StoredResult]) -> None:
-    """Removes the feedback files of those of `students` with no result now (every exercise
-    dropped from a resubmission): what they said is no longer so."""
+def write_nothing_graded(
+    folder: Path, students: Sequence[str], results: Sequence[StoredResult], said: Sequence[str]
+) -> None:
+    """Feedback for those of `students` with no result (nothing handed in that could be read, or
+    every exercise dropped): what was looked for and what the batch said of their hand-in
+    (`said`: its notes, 'student: ...'), in place of any earlier feedback, which no longer holds."""
     graded = {r.student for r in results}
-    for student in set(students) - graded:
-        for suffix in (".md", ".json", ".html"):
-            (folder / f"{file_name(student)}{suffix}").unlink(missing_ok=True)
+    for student in sorted(set(students) - graded):
+        name = file_name(student)
+        notes = [n.split(": ", 1)[1] for n in said if n.startswith(f"{display(student)}: ")]
+        (folder / f"{name}.md").write_text(nothing_graded_markdown(student, notes))
+        (folder / f"{name}.json").write_text(feedback_json([]))
+        (folder / f"{name}.html").unlink(missing_ok=True)
 
 
 def write_feedback_html(

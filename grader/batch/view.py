@@ -11,10 +11,10 @@ from typing import Any
 
 from grader.batch.lanes import baseline_drift, lane_dir
 from grader.batch.outputs import (
-    drop_feedback,
     write_feedback,
     write_feedback_html,
     write_gradebook,
+    write_nothing_graded,
     write_performance_scores,
     write_summary,
 )
@@ -34,6 +34,8 @@ class BatchView:
     refused: list[str]
     skipped: list[str]
     """Discovery's notes on entries skipped and files not read."""
+    notes: list[str]
+    """Every note of discovery, 'student: what was found' (for those with nothing graded)."""
     gpus: list[str]
 
     @classmethod
@@ -50,7 +52,7 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     chosen = [course.find(e) for e in view.exercises]
     write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
     write_feedback(out / "feedback", results)
-    drop_feedback(out / "feedback", view.students, results)
+    write_nothing_graded(out / "feedback", view.students, results, view.notes)
     if any((out / "feedback").glob("*.html")):  # `grader feedback` wrote pages: none goes stale
         write_feedback_html(out / "feedback", results)
     baselines = [line for gpu in view.gpus for line in baseline_drift(lane_dir(out, gpu))]

@@ -79,6 +79,7 @@ def run(
         missing=work.missing,
         refused=work.refused,
         skipped=skipped,
+        notes=notes,
         gpus=list(gpus),
     )
     try:

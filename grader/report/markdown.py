@@ -53,6 +53,21 @@ def _where(report: Report) -> str:
     return f"on {markdown_text(str(report.device))}"
 
 
+def nothing_graded_markdown(student: str, notes: Sequence[str]) -> str:
+    """The feedback of a student the batch found nothing to grade for."""
+    lines = [
+        "# Nothing graded",
+        "",
+        f"The batch found no kernel of yours ({student}) that it could grade: every exercise "
+        "is missing. Name each kernel as the exercise's stub is named (kernel.cu), in its "
+        "exercise's folder (e.g. ex1-non-square/kernel.cu), and check your hand-in with "
+        "`grader export` before you upload it.",
+    ]
+    if notes:
+        lines += ["", "What the batch found:", "", *[f"- {note}" for note in notes]]
+    return "\n".join(lines) + "\n"
+
+
 def feedback_markdown(reports: Sequence[Report]) -> str:
     """One student's feedback file: the Markdown of each of their reports, one after another."""
     return "\n".join(render_markdown(r) for r in reports)
