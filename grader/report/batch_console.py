@@ -25,8 +25,8 @@ class BatchConsole:
 
     def plan(self, todo: int, jobs: int, missing: int, refused: int) -> None:
         self.console.print(
-            f"{todo} grading(s) to do, {jobs} at a time; {missing} missing, "
-            f"{refused} refused (each counted per exercise; see summary.md)"
+            f"{todo} grading(s) to do, {jobs} at a time; {missing} missing, {refused} refused "
+            "(0 points, nothing run; counted per exercise; see summary.md)"
         )
 
     @contextmanager

@@ -11,16 +11,28 @@ from grader.report.stored import Graded
 from grader.results import REFUSED, Report
 
 
+def _refused(result: Graded) -> bool:
+    checks = result.report.get("checks", [])
+    return any(REFUSED in c.get("symptoms", ()) for c in checks if isinstance(c, dict))
+
+
 def _scores(results: Sequence[Graded]) -> list[str]:
+    """Per exercise, the scores of what was graded; refused hand-ins (0 points, nothing run)
+    are counted apart, not in the median."""
     by_exercise: dict[str, list[Graded]] = collections.defaultdict(list)
     for result in results:
         by_exercise[result.exercise].append(result)
     lines = []
     for exercise, rows in sorted(by_exercise.items()):
-        scores = [r.score for r in rows]
+        refused = sum(_refused(r) for r in rows)
+        scores = [r.score for r in rows if not _refused(r)]
+        aside = f"; {refused} refused (0 points)" if refused else ""
+        if not scores:
+            lines.append(f"- {exercise}: 0 graded{aside}")
+            continue
         lines.append(
-            f"- {exercise}: {len(rows)} graded, median {statistics.median(scores):g}, "
-            f"min {min(scores):g}, max {max(scores):g} (of {rows[0].max_score:g})"
+            f"- {exercise}: {len(scores)} graded, median {statistics.median(scores):g}, "
+            f"min {min(scores):g}, max {max(scores):g} (of {rows[0].max_score:g}){aside}"
         )
     return lines
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from grader.batch.outputs import write_performance_scores
+from grader.course import load_course
 from grader.report.gradebook import gradebook, performance_scores
 from grader.report.summary import render_summary
 from grader.results import REFUSED, CheckResult, CheckStatus, DeviceInfo, Report
+from tests.conftest import ROOT
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ def test_a_refused_hand_in_is_not_counted_as_a_compile_failure() -> None:
     ]
     text = render_summary(results, [], refused=["ann (ex4): a damaged zip"])
     assert "## Most common failed checks\n\n- ex4: compile: 1\n" in text
+    assert "- ex4: 1 graded, median 0, min 0, max 0 (of 10); 1 refused (0 points)" in text
 
 
 def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
@@ -94,3 +99,12 @@ def test_points_that_need_a_gpu_are_listed_as_not_graded_yet_and_left_out_of_gpu
     assert (
         "## Not graded yet" in text and "- ex3: up to 14 points of each grading need a GPU" in text
     )
+
+
+def test_performance_scores_have_a_column_only_for_exercises_graded_on_a_gpu(
+    tmp_path: Path,
+) -> None:
+    course = load_course(ROOT)
+    target = tmp_path / "performance_scores.csv"
+    write_performance_scores(target, ["ann"], [course.find("ex1"), course.find("ex4")], [])
+    assert target.read_text().splitlines() == ["student,ex4 on a GPU", "ann,"]
