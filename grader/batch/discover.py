@@ -150,13 +150,15 @@ def _from_file(
     the one exercise graded)."""
     student = key
     if entry.suffix == ".cu" and len(exercises) != 1:
+        # not graded, and no result recorded: how the batch was run, not the student, decides
+        # that it cannot be read (a batch of one --exercise reads it); listed as not read
+        mine = [Submission(student, e, None, None, "file") for e in exercises]
         why = (
-            f"{display(entry.name)}: one kernel for {len(exercises)} exercises: which one it is "
-            "is not guessed; hand in a folder or zip with each kernel in its exercise's folder"
+            f"one kernel for {len(exercises)} exercises, which one it is is not guessed: hand in "
+            "a folder or zip with each kernel in its exercise's folder, or the instructor grades "
+            "it with one --exercise"
         )
-        return _refused(
-            key, exercises, "file", why
-        ), f"refused: {why} (or grade it with one --exercise)"
+        return mine, f"{_found('file', mine, exercises)}; not read: {display(entry.name)} ({why})"
     # no answers file: one beside it at the top would be everyone's
     marked = marked_exercises(entry) if entry.suffix == ".ipynb" else None
     mine = [
@@ -250,8 +252,12 @@ def in_folder(
 ) -> list[Submission]:
     """One student's submissions in their folder, one per exercise (kernel None if absent);
     a folder named for one of `others` (exercises not graded now) is never taken as a wrapper."""
-    single = len(exercises) == 1
     folder = unwrapped(folder, [*exercises, *others])
+    # one exercise graded: its kernel may be anywhere at the top, unless the folder is laid out
+    # by exercise (another exercise's folder there), when a stray file there is no kernel
+    single = len(exercises) == 1 and not any(
+        (folder / name).is_dir() for e in others for name in (e.dir_name, e.id)
+    )
     out = []
     for exercise in exercises:
         try:

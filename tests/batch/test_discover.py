@@ -327,22 +327,40 @@ def test_with_several_exercises_what_is_not_read_is_named_and_a_notebook_gives_i
     )
 
 
-def test_a_single_cu_file_for_several_exercises_is_that_students_refusal(tmp_path: Path) -> None:
+def test_a_single_cu_file_for_several_exercises_is_not_read_and_its_student_kept(
+    tmp_path: Path,
+) -> None:
     course = load_course(ROOT)
     root = tmp_path / "submissions"
     root.mkdir()
     (root / "cat.cu").write_bytes(GOOD)
     found, notes = discover(root, [course.find("ex1"), course.find("ex4")], tmp_path / "work")
-    # cat is in the gradebook with the reason in their feedback, not left out
-    why = (
-        "cat.cu: one kernel for 2 exercises: which one it is is not guessed; hand in a folder or "
-        "zip with each kernel in its exercise's folder"
-    )
-    assert [(s.student, s.exercise.id, s.error) for s in found] == [
-        ("cat", "ex1", why),
-        ("cat", "ex4", why),
+    # cat stays in the batch (a gradebook row, feedback saying why) with nothing recorded: how
+    # the batch was run decides this, and an earlier batch's grade of it stands
+    assert [(s.student, s.exercise.id, s.kernel, s.error) for s in found] == [
+        ("cat", "ex1", None, None),
+        ("cat", "ex4", None, None),
     ]
-    assert notes == [f"cat.cu: refused: {why} (or grade it with one --exercise)"]
+    assert notes == [
+        "cat.cu: file, 0 of 2 exercise(s) found; not read: cat.cu (one kernel for 2 exercises, "
+        "which one it is is not guessed: hand in a folder or zip with each kernel in its "
+        "exercise's folder, or the instructor grades it with one --exercise)"
+    ]
+
+
+def test_a_stray_file_beside_exercise_folders_is_not_another_exercises_kernel(
+    tmp_path: Path, ex4: Exercise
+) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    (root / "hank" / "ex1-non-square").mkdir(parents=True)
+    (root / "hank" / "ex1-non-square" / "kernel.cu").write_bytes(GOOD)
+    (root / "hank" / "scratch.cu").write_bytes(GOOD)
+    ex3 = course.find("ex3")
+    others = [e for e in course.exercises if e.id != "ex3"]
+    found, notes = discover(root, [ex3], tmp_path / "work", others)
+    assert [(s.student, s.kernel) for s in found] == [("hank", None)]
+    assert "not read: scratch.cu" in notes[0]
 
 
 def test_the_summary_lists_every_skipped_entry_with_its_reason(
