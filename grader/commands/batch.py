@@ -46,6 +46,16 @@ def run(
         raise GraderError(
             f"{database} exists: pass --resume to carry on, or --student NAME to re-grade one"
         )
+    if out.resolve().is_relative_to(submissions.resolve()):
+        raise GraderError(
+            f"--out {out} is inside {submissions}: the batch would read its own output as a "
+            "student's; give a folder outside it"
+        )
+    if not database.exists() and out.is_dir() and any(out.iterdir()):
+        raise GraderError(
+            f"--out {out} holds files and no results.sqlite (no batch's output): give a new or "
+            "empty folder; nothing was written"
+        )
     out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
     console = BatchConsole()
     others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
@@ -73,10 +83,15 @@ def run(
         lanes=lanes, jobs=jobs, console=console,
     )  # fmt: skip
     skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
+    ids, earlier = {e.id for e in chosen}, store.view() or {}
     view = BatchView(
         students=sorted({s.student for s in found}),
-        exercises=[e.id for e in chosen],
-        missing=work.missing,
+        # a run of other exercises (--resume, --student) keeps those graded before
+        exercises=[e.id for e in course.exercises if e.id in {*ids, *earlier.get("exercises", [])}],
+        missing=[
+            *work.missing,
+            *(m for m in earlier.get("missing", []) if m.rsplit(": ", 1)[-1] not in ids),
+        ],
         refused=work.refused,
         skipped=skipped,
         notes=notes,

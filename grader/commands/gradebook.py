@@ -14,6 +14,11 @@ from grader.errors import EXIT_OK, GraderError
 def run(*, course: Course, outs: Sequence[Path], target: Path, file_times: bool = False) -> int:
     if target.suffix != ".csv":
         raise GraderError(f"{target}: the gradebook is a .csv (a .sqlite is written beside it)")
+    if (target.parent / "results.sqlite").exists():
+        raise GraderError(
+            f"--to {target}: inside a batch's output folder, whose own files it could replace; "
+            "write the term's gradebook elsewhere"
+        )
     for path in (target, target.with_suffix(".sqlite")):
         if path.exists() and not is_gradebook(path):
             raise GraderError(

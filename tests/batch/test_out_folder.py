@@ -1,0 +1,58 @@
+"""Where a batch writes: never into a folder of other files, never inside the submissions it
+reads; a later run of other exercises keeps the earlier ones in the batch's own outputs; the
+term's gradebook is never written over a batch's own files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.conftest import run_grader
+
+
+def _batch(course: Path, submissions: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--course", str(course), "batch", str(submissions), "--out", str(out),
+        "--backend", "cpu", "--seed", "1", *extra,
+    ]  # fmt: skip
+
+
+def _submissions(root: Path) -> Path:
+    # refused hand-ins (links) are recorded without running anything: fast
+    for exercise in ("ex1-non-square", "ex4-register-tiling"):
+        (root / "ivy" / exercise).mkdir(parents=True)
+        os.symlink("/etc/passwd", root / "ivy" / exercise / "kernel.cu")
+    return root
+
+
+def test_a_folder_of_other_files_or_one_inside_the_submissions_is_refused(
+    small_course: Path, tmp_path: Path
+) -> None:
+    submissions = _submissions(tmp_path / "submissions")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "gradebook.csv").write_text("my own grades\n")
+    done = run_grader(_batch(small_course, submissions, mine, "--exercise", "ex1"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--out {mine} holds files and no results.sqlite" in done.stderr
+    assert (mine / "gradebook.csv").read_text() == "my own grades\n"
+    inside = run_grader(_batch(small_course, submissions, submissions / "results"))
+    assert inside.returncode == 2 and "is inside" in inside.stderr
+    assert not (submissions / "results").exists()
+
+
+def test_a_run_of_another_exercise_keeps_the_earlier_ones_and_the_term_goes_elsewhere(
+    small_course: Path, tmp_path: Path
+) -> None:
+    submissions, out = _submissions(tmp_path / "submissions"), tmp_path / "out"
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex1")).returncode == 0
+    again = run_grader(_batch(small_course, submissions, out, "--exercise", "ex4", "--resume"))
+    assert again.returncode == 0, again.stderr
+    assert (out / "gradebook.csv").read_text().splitlines()[
+        0
+    ] == "student,ex1,ex4,total,not graded yet"
+    term = run_grader(
+        ["--course", str(small_course), "gradebook", str(out), "--to", str(out / "gradebook.csv")]
+    )
+    assert term.returncode == 2 and "inside a batch's output folder" in term.stderr
+    assert (out / "gradebook.csv").read_text().startswith("student,ex1,ex4,total")
