@@ -224,6 +224,16 @@ def test_check_needs_an_exercise_or_all_but_not_both() -> None:
         assert "give one exercise (e.g. ex4), or --all" in done.stderr
 
 
+def test_check_all_says_at_once_which_kernel_is_missing(course_copy: Path) -> None:
+    (course_copy / "exercises/ex4-register-tiling/kernel.cu").unlink()
+    done = run_grader(["--course", str(course_copy), "check", "--all", "--backend", "cpu"])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ex4-register-tiling/kernel.cu not found (1 exercise(s) without a kernel.cu)" in (
+        done.stderr
+    )
+    assert done.stdout == ""  # nothing graded first
+
+
 def test_verbose_shows_the_message_of_checks_that_passed(small_course: Path) -> None:
     kernel = str(small_course / "solutions/ex1-non-square/kernel.cu")
     args = ["--course", str(small_course), "check", "ex1", "--backend", "cpu", "--file", kernel]

@@ -86,6 +86,12 @@ def run(
     chosen = list(course.exercises) if exercise is None else [course.find(exercise)]
     if selection:
         _some_check_selected(chosen, selection)
+    absent = [one.stub for one in chosen if every and not one.stub.exists()]
+    if absent:  # said before minutes of grading the others, not after
+        raise GraderError(
+            f"grader check --all: {absent[0]} not found ({len(absent)} exercise(s) without a "
+            "kernel.cu): put the stub back, or check the others one by one (grader check ex1)"
+        )
     options = _Options(seed, backend, benchmark_json, exitfirst, selection)
     reports: list[Report] = []
     for one in chosen:
