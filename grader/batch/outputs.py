@@ -35,10 +35,14 @@ def write_gradebook(
 
 
 def write_feedback(
-    folder: Path, results: Sequence[StoredResult], students: Sequence[str] = ()
+    folder: Path,
+    results: Sequence[StoredResult],
+    students: Sequence[str] = (),
+    missing: Sequence[str] = (),
 ) -> None:
     """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name), for
-    the students named or every one."""
+    the students named or every one; the Markdown ends by naming the exercises of the batch that
+    the student handed nothing in for (`missing`: 'student: exercise')."""
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
@@ -47,7 +51,15 @@ def write_feedback(
     for student, mine in by_student.items():
         reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)
-        (folder / f"{name}.md").write_text(feedback_markdown(reports))
+        absent = [m.rsplit(": ", 1)[1] for m in missing if m.rsplit(": ", 1)[0] == student]
+        text = feedback_markdown(reports)
+        if absent:
+            text += (
+                f"\n# Not found: {', '.join(absent)}\n\nThe batch found nothing of yours for "
+                f"{', '.join(absent)}: each kernel goes in its exercise's folder, named as the "
+                "stub is (kernel.cu), or in a notebook cell marked for the exercise.\n"
+            )
+        (folder / f"{name}.md").write_text(text)
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 

@@ -51,7 +51,7 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     roster = store.submitters()
     chosen = [course.find(e) for e in view.exercises]
     write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
-    write_feedback(out / "feedback", results)
+    write_feedback(out / "feedback", results, missing=view.missing)
     write_nothing_graded(out / "feedback", view.students, results, view.notes)
     if any((out / "feedback").glob("*.html")):  # `grader feedback` wrote pages: none goes stale
         write_feedback_html(out / "feedback", results)

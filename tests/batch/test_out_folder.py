@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import run_grader
+from grader.batch.store import ResultStore
+from grader.batch.view import BatchView, write_outputs
+from grader.course import load_course
+from grader.results import CheckResult, DeviceInfo, Report
+from tests.conftest import ROOT, run_grader
 
 
 def _batch(course: Path, submissions: Path, out: Path, *extra: str) -> list[str]:
@@ -56,3 +60,16 @@ def test_a_run_of_another_exercise_keeps_the_earlier_ones_and_the_term_goes_else
     )
     assert term.returncode == 2 and "inside a batch's output folder" in term.stderr
     assert (out / "gradebook.csv").read_text().startswith("student,ex1,ex4,total")
+
+
+def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    store = ResultStore(out / "results.sqlite")
+    checks = [CheckResult("compile", "compile", "passed", 10, 10, "built")]
+    report = Report("ex1", "Non-square", "kernel.cu", 1, DeviceInfo("cpu", "CPU"), checks)
+    store.record("run", "erin", "ex1", "e", report)
+    view = BatchView(["erin"], ["ex1", "ex4"], ["erin: ex4"], [], [], [], [])
+    write_outputs(out, load_course(ROOT), store, view)
+    store.close()
+    feedback = (out / "feedback" / "erin.md").read_text()
+    assert "# Not found: ex4" in feedback and "nothing of yours for ex4" in feedback
