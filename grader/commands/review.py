@@ -88,8 +88,11 @@ def run(
             print(f"{record}: {len(reviews)} review(s) recorded, {blank} row(s) left blank")
         elif not status:
             _at_the_terminal(store, answers, done, rubrics, who, again)
-        counts = _counts(answers, store.reviews(), chosen)
-        rewritten = not status and rewrite_outputs(out, course, store)
+        now = store.reviews()
+        counts = _counts(answers, now, chosen)
+        # the outputs change only where a review did (not after a `q` that recorded nothing)
+        changed = not status and now != done
+        rewritten = changed and rewrite_outputs(out, course, store)
     finally:
         store.close()
     for line in pending_lines(counts, str(out)):
@@ -99,7 +102,7 @@ def run(
             f"{out}: gradebook.csv, summary.md, performance_scores.csv and feedback/ written again "
             f"with the reviews; the term's grades: grader gradebook {out} --to FILE.csv"
         )
-    elif not status and any(done for _, done, _ in counts):
+    elif changed:
         print(
             f"{out / 'gradebook.csv'} is from before the reviews (a batch of an older grader): "
             f"`grader gradebook {out} --to FILE.csv` and `grader feedback {out}` give them"

@@ -207,6 +207,10 @@ def test_reviews_rewrite_the_batchs_own_gradebook_summary_and_feedback(tmp_path:
     assert "carl,,0," in lines  # the batch's students, as it found them
     assert "7/10" in (out / "feedback" / "alice.md").read_text()
     assert "- carl: ex3" in (out / "summary.md").read_text()
+    # stopping at once records nothing, and says nothing was written
+    stopped = run_grader(["review", str(out)], typed="q\n")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "written again" not in stopped.stdout and "from before" not in stopped.stdout
 
 
 def test_a_sheet_never_carries_one_students_review_to_another_with_the_same_words(
