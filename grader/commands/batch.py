@@ -51,10 +51,11 @@ def run(
             f"--out {out} is inside {submissions}: the batch would read its own output as a "
             "student's; give a folder outside it"
         )
-    if not database.exists() and out.is_dir() and any(out.iterdir()):
+    foreign = _not_a_batchs(out, database)
+    if foreign:
         raise GraderError(
-            f"--out {out} holds files and no results.sqlite (no batch's output): give a new or "
-            "empty folder; nothing was written"
+            f"--out {out} holds {foreign}, which no batch wrote: give a new or empty folder, or "
+            "a batch's output folder; nothing was written"
         )
     out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
     console = BatchConsole()
@@ -105,3 +106,24 @@ def run(
         console.baseline(line)
     console.done(out)
     return EXIT_OK
+
+
+_WRITES = frozenset({"work", "lanes", "secret.key", "feedback", "gradebook.csv", "summary.md",
+                     "performance_scores.csv", "results.sqlite", "results.sqlite-wal",
+                     "results.sqlite-shm"})  # fmt: skip
+"""What a batch writes in its output folder (a run stopped early may have left some of them)."""
+_OUTPUTS = frozenset({"feedback", "gradebook.csv", "summary.md", "performance_scores.csv"})
+
+
+def _not_a_batchs(out: Path, database: Path) -> str:
+    """The first entry of `out` that a batch would not have written there ('' where none): any
+    name a batch does not write, or its outputs without its results database (a user's own
+    gradebook.csv, say)."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(out))
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    foreign = [n for n in names if n not in _WRITES]
+    if not foreign and not database.exists():
+        foreign = [n for n in names if n in _OUTPUTS]
+    return foreign[0] if foreign else ""

@@ -38,7 +38,7 @@ def test_a_folder_of_other_files_or_one_inside_the_submissions_is_refused(
     (mine / "gradebook.csv").write_text("my own grades\n")
     done = run_grader(_batch(small_course, submissions, mine, "--exercise", "ex1"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert f"--out {mine} holds files and no results.sqlite" in done.stderr
+    assert f"--out {mine} holds gradebook.csv, which no batch wrote" in done.stderr
     assert (mine / "gradebook.csv").read_text() == "my own grades\n"
     inside = run_grader(_batch(small_course, submissions, submissions / "results"))
     assert inside.returncode == 2 and "is inside" in inside.stderr
