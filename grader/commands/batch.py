@@ -85,10 +85,14 @@ def run(
     )  # fmt: skip
     skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
     ids, earlier = {e.id for e in chosen}, store.view() or {}
+    # an earlier run stopped before it recorded its view still has its results' exercises
+    graded = {r.exercise for r in store.latest(reviewed=False)}
     view = BatchView(
         students=sorted({s.student for s in found}),
         # a run of other exercises (--resume, --student) keeps those graded before
-        exercises=[e.id for e in course.exercises if e.id in {*ids, *earlier.get("exercises", [])}],
+        exercises=[
+            e.id for e in course.exercises if e.id in {*ids, *graded, *earlier.get("exercises", [])}
+        ],
         missing=[
             *work.missing,
             *(m for m in earlier.get("missing", []) if m.rsplit(": ", 1)[-1] not in ids),
