@@ -206,11 +206,16 @@ class ResultStore:
         )
         return {(s, e, h) for s, e, h in rows}
 
+    def current_pairs(self) -> set[tuple[str, str]]:
+        """(student, exercise) of every current result, without reading the reports."""
+        rows = self._db.execute(f"SELECT DISTINCT student, exercise FROM results r WHERE {CURRENT}")
+        return {(s, e) for s, e in rows}
+
     def set_aside(self, absent: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         """Sets aside the results of exercises no longer handed in (one dropped from a
         resubmission): kept in the database, but no longer the student's; returns those that
         were current until now."""
-        current = {(r.student, r.exercise) for r in self.latest(reviewed=False)}
+        current = self.current_pairs()
         dropped = [pair for pair in absent if pair in current]
         try:
             with self._db:

@@ -86,7 +86,7 @@ def run(
     skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
     ids, earlier = {e.id for e in chosen}, store.view() or {}
     # an earlier run stopped before it recorded its view still has its results' exercises
-    graded = {r.exercise for r in store.latest(reviewed=False)}
+    graded = {exercise for _, exercise in store.current_pairs()}
     view = BatchView(
         students=sorted({s.student for s in found}),
         # a run of other exercises (--resume, --student) keeps those graded before
