@@ -138,3 +138,11 @@ def test_bad_answers_get_one_line_naming_the_key_under_their_own_question(
     assert message.startswith(expected), message
     assert "\n" not in message
     assert all(r.status == "failed" for r in results.values() if r.max_score > 0)
+
+
+@pytest.mark.parametrize("giveaway", ["fit in l2", "fits in l2", "8.4 mb", "shows in l1"])
+def test_the_exercise_folder_does_not_give_the_choice_answers_away(giveaway: str) -> None:
+    # exercises/ ships to students (release, Gradescope package); the reasons the choice questions
+    # ask for belong in solutions/ only.
+    for path in (ROOT / "exercises/ex3-profiling").iterdir():
+        assert giveaway not in path.read_text().lower(), f"{path.name} says {giveaway!r}"
