@@ -26,7 +26,7 @@ from pathlib import Path
 
 from grader.batch.kernel_files import find_kernel
 from grader.batch.layouts import last_change, unread, unwrapped
-from grader.batch.names import display, file_name, text_key
+from grader.batch.names import display, file_name, stem, text_key
 from grader.batch.submitters import METADATA, Entry, Submitter, export_times, read_export
 from grader.batch.unzip import extract
 from grader.course import Exercise
@@ -89,21 +89,13 @@ def discover(
     return submissions, notes
 
 
-_STEMMED = (".zip", ".cu", ".ipynb")
-"""Entries whose student is their name without the suffix (`alice.zip` is alice's)."""
-
-
-def _stem(name: str) -> str:
-    return next((name[: -len(s)] for s in _STEMMED if name.endswith(s) and len(name) > len(s)), "")
-
-
 def _key(entry: Path, names: set[str]) -> str:
     """An entry's student key: a folder's name; a zip's, a kernel's or a notebook's stem,
     unless another entry is named that or has that stem too (`alice` and `alice.zip`, or
     `alice.cu` and `alice.ipynb`), when it is the whole name: never the same twice."""
-    stem = _stem(entry.name)
-    clash = stem in names or sum(_stem(n) == stem for n in names) > 1
-    return text_key(stem if stem and not clash else entry.name)
+    own = stem(entry.name)
+    clash = own in names or sum(stem(n) == own for n in names) > 1
+    return text_key(own if own and not clash else entry.name)
 
 
 def _from_entry(
@@ -167,7 +159,7 @@ def _from_file(
         for e in exercises
     ]  # fmt: skip
     aside = (
-        f" (graded as {key!r}: another hand-in is {_stem(key)!r} too)" if key == entry.name else ""
+        f" (graded as {key!r}: another hand-in is {stem(key)!r} too)" if key == entry.name else ""
     )
     return mine, _found("file", mine, exercises) + aside
 

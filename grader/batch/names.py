@@ -18,6 +18,23 @@ def display(name: str) -> str:
     return repr(name if len(name) <= 60 else name[:60] + "...")
 
 
+STEMMED = (".zip", ".cu", ".ipynb")
+"""Entries whose student is their name without the suffix (`alice.zip` is alice's)."""
+
+
+def stem(name: str) -> str:
+    """`name` without the suffix that makes it a student's entry, or "" if it has none."""
+    return next((name[: -len(s)] for s in STEMMED if name.endswith(s) and len(name) > len(s)), "")
+
+
+def note_owner(entry: str, students: set[str]) -> str | None:
+    """The student whose entry a discovery note names: the entry itself where that is a
+    student's key (a folder, or a name whose stem clashed), else its stem, if a student's."""
+    if entry in students:
+        return entry
+    return stem(entry) if stem(entry) in students else None
+
+
 def text_key(name: str) -> str:
     """A file name as a student key: itself when it is text (UTF-8); a name of other bytes
     (which Python holds with surrogates, and SQLite, CSV and the terminal refuse) with those

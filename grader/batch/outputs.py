@@ -9,7 +9,7 @@ import collections
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.names import display, file_name
+from grader.batch.names import display, file_name, note_owner
 from grader.batch.store import StoredResult
 from grader.checks.registry import plan
 from grader.course import Exercise
@@ -68,11 +68,18 @@ def write_nothing_graded(
 ) -> None:
     """Feedback for those of `students` with no result (nothing handed in that could be read, or
     every exercise dropped): what was looked for and what the batch said of their hand-in
-    (`said`: its notes, 'student: ...'), in place of any earlier feedback, which no longer holds."""
+    (`said`: its notes, 'entry: ...'), in place of any earlier feedback, which no longer holds."""
     graded = {r.student for r in results}
+    shown = {display(s): s for s in students}
+    mine: dict[str, list[str]] = {}
+    for note in said:
+        entry, _, what = note.partition(": ")
+        owner = note_owner(entry, set(shown))
+        if owner is not None:
+            mine.setdefault(shown[owner], []).append(what)
     for student in sorted(set(students) - graded):
         name = file_name(student)
-        notes = [n.split(": ", 1)[1] for n in said if n.startswith(f"{display(student)}: ")]
+        notes = mine.get(student, [])
         (folder / f"{name}.md").write_text(nothing_graded_markdown(student, notes))
         (folder / f"{name}.json").write_text(feedback_json([]))
         (folder / f"{name}.html").unlink(missing_ok=True)

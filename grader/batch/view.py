@@ -35,7 +35,7 @@ class BatchView:
     skipped: list[str]
     """Discovery's notes on entries skipped and files not read."""
     notes: list[str]
-    """Every note of discovery, 'student: what was found' (for those with nothing graded)."""
+    """Every note of discovery, 'entry: what was found' (for those with nothing graded)."""
     gpus: list[str]
 
     @classmethod

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from grader.batch.discover import Submission, discover
+from grader.batch.names import note_owner
+from grader.batch.outputs import write_nothing_graded
 from grader.course import Exercise, load_course
 from tests.batch.exports import METADATA, WRONG, write_export
 from tests.batch.zips import GOOD, write_zip
@@ -346,6 +348,36 @@ def test_a_single_cu_file_for_several_exercises_is_not_read_and_its_student_kept
         "which one it is is not guessed: hand in a folder or zip with each kernel in its "
         "exercise's folder, or the instructor grades it with one --exercise)"
     ]
+
+
+def test_the_feedback_of_a_file_not_read_says_why_to_its_student_only(tmp_path: Path) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    (root / "dog").mkdir(parents=True)  # handed in nothing
+    (root / "cat.cu").write_bytes(GOOD)
+    found, notes = discover(root, [course.find("ex1"), course.find("ex4")], tmp_path / "work")
+    feedback = tmp_path / "feedback"
+    feedback.mkdir()
+    write_nothing_graded(feedback, sorted({s.student for s in found}), [], notes)
+    cat = (feedback / "cat.md").read_text()
+    assert cat.startswith("# Nothing graded") and "one kernel for 2 exercises" in cat
+    assert "one kernel" not in (feedback / "dog.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("entry", "students", "owner"),
+    [
+        ("cat.cu", {"cat"}, "cat"),
+        ("cat", {"cat"}, "cat"),
+        ("cat.zip", {"cat", "cat.zip"}, "cat.zip"),  # its stem clashed: keyed by its whole name
+        ("cat.zip", {"cat.zip.zip"}, None),
+        (".hidden", {"cat"}, None),
+    ],
+)
+def test_a_discovery_note_belongs_to_the_student_its_entry_is_keyed_as(
+    entry: str, students: set[str], owner: str | None
+) -> None:
+    assert note_owner(entry, students) == owner
 
 
 def test_a_stray_file_beside_exercise_folders_is_not_another_exercises_kernel(
