@@ -9,13 +9,14 @@ from pathlib import Path
 
 from grader import sandbox
 from grader.bounded_read import read_bounded
+from grader.checks.kinds.compile import COMPILE_CHECK
 from grader.checks.registry import checks_for, plan
 from grader.course import Exercise
 from grader.errors import GraderError
 from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
-from grader.results import Report
+from grader.results import CheckResult, CheckStatus, Report
 from grader.selection import parse_selection
 from grader.source import KernelSource
 
@@ -136,6 +137,23 @@ def start_grading(
     return _report(exercise, source, job, graded)
 
 
+def _answers_hint(exercise: Exercise, job: Job, checks: list[CheckResult]) -> list[str]:
+    """Where the answers were not graded (the kernel did not compile), what is wrong with the
+    answers file's form all the same, so that one round of fixes covers both."""
+    spec = exercise.spec.answers
+    compiled = all(c.status != CheckStatus.FAILED for c in checks if c.name == COMPILE_CHECK)
+    if spec is None or compiled:
+        return []
+    from grader.checks.answers_file import problems  # the answer models: only where needed
+
+    wrong = problems(spec, job.answers_text, job.answers_error)
+    return (
+        [f"{wrong} (the answers are graded once the kernel compiles: mend this too)"]
+        if wrong
+        else []
+    )
+
+
 def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) -> Report:
     spec = exercise.spec
     device, checks, stages = finish(graded, plan(spec))
@@ -150,6 +168,7 @@ def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) 
     for check in checks_for(spec):
         names = {planned.name for planned in check.plan(spec)}
         hints += check.hints(spec, [c for c in checks if c.name in names], source)
+    hints += _answers_hint(exercise, job, checks)
     if in_notebook(source.display_name):  # `work.ipynb[cell 3]:19` -> `..., cell 3, line 19`
         checks = [replace(c, message=readable_locations(c.message)) for c in checks]
         hints = [readable_locations(hint) for hint in hints]

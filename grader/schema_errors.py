@@ -38,10 +38,39 @@ def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseMo
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
-def _format_loc(loc: tuple[str | int, ...]) -> str:
+def _inner(annotation: Any) -> Any:
+    """`annotation` without `| None` and `Annotated[...]` around it."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _inner(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        kept = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _inner(kept[0]) if len(kept) == 1 else annotation
+    return annotation
+
+
+def _child(annotation: Any, part: str | int) -> Any:
+    """The annotation of `part` inside a value of `annotation` (Any where not known)."""
+    current = _inner(annotation)
+    if isinstance(part, str) and isinstance(current, type) and issubclass(current, BaseModel):
+        field = current.model_fields.get(part)
+        return field.annotation if field else Any
+    args = typing.get_args(current)
+    return args[-1] if typing.get_origin(current) in (list, tuple, dict) and args else Any
+
+
+def _format_loc(loc: tuple[str | int, ...], model: type[BaseModel]) -> str:
+    """`cases[2].shape` for a list's item, `measurements.8.time_ms` for a mapping's key: as the
+    YAML file reads."""
     text = ""
+    current: Any = model
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        keyed = typing.get_origin(_inner(current)) is dict
+        if isinstance(part, int) and not keyed:
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+        current = _child(current, part)
     return text or "(top level)"
 
 
@@ -53,13 +82,13 @@ def describe(error: Any, model: type[BaseModel]) -> str:
     if kind == "extra_forbidden":
         parent = _model_at(model, loc[:-1])
         allowed = ", ".join(sorted(parent.model_fields)) if parent else "?"
-        return f"{_format_loc(loc)}: unknown key (allowed here: {allowed})"
+        return f"{_format_loc(loc, model)}: unknown key (allowed here: {allowed})"
     if kind == "missing":
-        return f"{_format_loc(loc)}: required key is missing"
+        return f"{_format_loc(loc, model)}: required key is missing"
     message = str(error["msg"]).removeprefix("Value error, ")
     got = error.get("input")
     shown = "" if isinstance(got, dict | list) or kind.endswith("_error") else f" (got {got!r})"
-    return f"{_format_loc(loc)}: {message}{shown}"
+    return f"{_format_loc(loc, model)}: {message}{shown}"
 
 
 M = typing.TypeVar("M", bound=BaseModel)

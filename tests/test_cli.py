@@ -44,6 +44,30 @@ def test_a_compile_error_exits_1_and_names_the_line() -> None:
     assert {c["status"] for c in report["checks"][1:]} == {"skipped"}
 
 
+@pytest.mark.parametrize(
+    ("answers", "hinted"),
+    [("fastest_tile_size: [16\n", True), ("fastest_tile_size: 16\n", False)],
+)
+def test_a_compile_error_also_names_what_is_wrong_with_the_answers_file(
+    tmp_path: Path, answers: str, hinted: bool
+) -> None:
+    # the answers are not graded where the kernel does not compile: one round of fixes for both
+    kernel = tmp_path / "kernel.cu"
+    kernel.write_bytes((ROOT / "solutions/ex1-non-square/wrong/syntax_error.cu").read_bytes())
+    (tmp_path / "answers.yaml").write_text(answers)
+    done = run_grader(["check", "ex2", "--json", "--file", str(kernel)])
+    assert done.returncode == 1
+    hints = json.loads(done.stdout)["hints"]
+    said = [h for h in hints if h.startswith("answers.yaml:")]
+    if hinted:
+        assert said == [
+            "answers.yaml:2: not valid YAML: expected ',' or ']', but got '<stream end>' "
+            "(the answers are graded once the kernel compiles: mend this too)"
+        ]
+    else:
+        assert said == []
+
+
 def test_the_terminal_report_shows_checks_seed_and_verdict() -> None:
     done = run_grader(
         [

@@ -15,9 +15,8 @@ from typing import Any
 import yaml
 
 from grader.batch.discover import Submission, discover
-from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
+from grader.checks.answers_file import load_for
 from grader.checks.explanation import is_template_question
-from grader.checks.profile_answers import ProfilingAnswers, profiling_question
 from grader.course import Exercise
 from grader.errors import GraderError
 
@@ -113,12 +112,7 @@ def _answers_problem(exercise: Exercise, path: Path | None) -> str:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return f"{spec.file}: not UTF-8 text: its questions will score 0"
-    model, question_of = (
-        (TileSweepAnswers, tile_sweep_question)
-        if spec.kind == "tile_sweep"
-        else (ProfilingAnswers, profiling_question)
-    )
-    loaded = load_answers(text, spec.file, model, question_of)
+    loaded = load_for(spec, text)
     if isinstance(loaded, str):
         return f"{loaded}: its questions will score 0"
     problems = list(loaded.problems.values())

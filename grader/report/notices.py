@@ -60,7 +60,7 @@ def export_lines(target: Path, found: Sequence[tuple[str, Sequence[str], bool, s
                      "your work and export again before you upload")  # fmt: skip
     elif gradable < len(found) or warned:
         lines.append(what + "grading and Gradescope read it; mend what is said above, or upload "
-                     "it knowing what will score 0")  # fmt: skip
+                     "it knowing that it may cost points")  # fmt: skip
     else:
         lines.append(what + "grading and Gradescope read it; upload this file")
     return lines

@@ -43,7 +43,7 @@ def test_the_zip_holds_what_graders_read_and_says_what_is_missing(
     )
     assert lines[-1].endswith(
         "4 of 4 exercise(s) gradable, read back as batch grading and Gradescope read it; mend "
-        "what is said above, or upload it knowing what will score 0"
+        "what is said above, or upload it knowing that it may cost points"
     )
 
 

@@ -122,7 +122,7 @@ def _at(text: str, needle: str) -> str:
             ("gflops: 5050.0", 'gflops: "5050"'),
             "answers TILE_SIZE=8 figures",
             "gflops",
-            "measurements[8].gflops: Input should be a valid number (got '5050')",
+            "measurements.8.gflops: Input should be a valid number (got '5050')",
         ),
         (
             ("limit_64: threads_per_block", "limit_64: warps"),
@@ -268,8 +268,8 @@ def test_two_bad_values_in_each_of_two_tiles_cost_those_two_questions_only() -> 
     for tile in ("16", "32"):
         bad = results.pop(f"answers TILE_SIZE={tile} figures")
         assert bad.status == "failed"
-        assert f"measurements[{tile}].time_ms" in bad.message
-        assert f"measurements[{tile}].gflops" in bad.message
+        assert f"measurements.{tile}.time_ms" in bad.message
+        assert f"measurements.{tile}.gflops" in bad.message
     _questions_pass(results)
 
 

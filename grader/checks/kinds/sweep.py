@@ -38,19 +38,19 @@ class SweepCheck(Check):
         assert sweep is not None and backend is not None
         points = float(sweep.points)
         failed = context.any_failed
-        if not backend.times_kernels:
-            why = "needs a GPU: the grader measures the sweep there and grades your figures"
-        elif failed:
+        if failed:  # known without a GPU: a wrong kernel is not timed anywhere
             why = "not graded: the sweep is timed only once every tile size is correct"
+        elif not backend.times_kernels:
+            why = "needs a GPU: the grader measures the sweep there and grades your figures"
         else:
             why = "not graded: the sweep was timed by an earlier grading process that stopped"
         medians: dict[int, float] | None = None
         if not context.done(SWEEP_CHECK):
-            if not backend.times_kernels:
-                skip = "needs a GPU: the CPU backend checks each tile size's correctness only"
-                context.report(_result(CheckStatus.SKIPPED, points, skip))
-            elif failed:
+            if failed:
                 skip = "not timed: every tile size must pass its correctness checks first"
+                context.report(_result(CheckStatus.SKIPPED, points, skip))
+            elif not backend.times_kernels:
+                skip = "needs a GPU: the CPU backend checks each tile size's correctness only"
                 context.report(_result(CheckStatus.SKIPPED, points, skip))
             else:
                 from grader.checks.sweep import time_sweep
