@@ -5,6 +5,7 @@ term's gradebook is never written over a batch's own files."""
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from grader.batch.store import ResultStore
@@ -60,6 +61,21 @@ def test_a_run_of_another_exercise_keeps_the_earlier_ones_and_the_term_goes_else
     )
     assert term.returncode == 2 and "inside a batch's output folder" in term.stderr
     assert (out / "gradebook.csv").read_text().startswith("student,ex1,ex4,total")
+
+
+def test_a_run_stopped_before_it_recorded_what_it_found_keeps_its_exercises_too(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # a first run stopped (Ctrl-C) after its results and before its view: the next run of another
+    # exercise keeps the first's column, learnt from the results themselves
+    submissions, out = _submissions(tmp_path / "submissions"), tmp_path / "out"
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex1")).returncode == 0
+    with sqlite3.connect(out / "results.sqlite") as db:
+        db.execute("DELETE FROM batch_view")
+    again = run_grader(_batch(small_course, submissions, out, "--exercise", "ex4", "--resume"))
+    assert again.returncode == 0, again.stderr
+    header, ivy = (out / "gradebook.csv").read_text().splitlines()
+    assert header == "student,ex1,ex4,total,not graded yet" and ivy.startswith("ivy,0,0,")
 
 
 def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: Path) -> None:
