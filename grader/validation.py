@@ -29,7 +29,9 @@ class Item:
     detail: str
 
 
-def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
+def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
+    """Grade one solution, stub or known-wrong variant (a kernel, or an answers file that goes
+    with the solution's kernel) and judge it against what it must do."""
     root = exercise.directory.parent.parent
     answers_variant = path.suffix == ".yaml"
     kernel = exercise.solution if answers_variant else path
@@ -40,6 +42,9 @@ def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -
         verdict, detail = judge_acceptance(report)
         return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
     header = read_header(path) if role == "wrong" else None
+    # an answers variant goes with the solution's kernel, whose correctness the solution's own
+    # grading judges: here only what the answers are graded against runs
+    selection = "not correctness" if answers_variant else ""
     # A file that must fail is graded up to its first failure, which is usually the declared
     # reason; where it is not (the reason comes later, or in a hint across every case), the
     # whole grading decides.
@@ -51,6 +56,7 @@ def _judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -
             backend=backend,
             answers=answers,
             first_failure_stops=first_failure_stops,
+            selection=selection,
         )
         verdict, detail = judge_rejection(report, header)
         stopped = any(c.message == STOPPED_AT_FIRST_FAILURE for c in report.checks)
@@ -81,7 +87,7 @@ def validate_exercises(
 
     def judged(w: tuple[Exercise, str, Path]) -> Item:
         nonlocal done
-        item = _judge(w[0], w[1], w[2], seed, backend)
+        item = judge(w[0], w[1], w[2], seed, backend)
         with lock:
             done += 1
             on_judged(item, done, len(work))
