@@ -77,10 +77,10 @@ def record(exercise: Exercise, calibration: Calibration) -> None:
     path = exercise.directory / "spec.yaml"
     data = yaml.load(path.read_text())
     gpus = data["performance"].setdefault("gpus", {})
-    gpus[calibration.gpu] = {
-        "min_speedup": calibration.minimum,
-        "target_speedup": calibration.target,
-        "note": note,
-    }
+    # updated in place: comments (those after the entry too) stay where they were
+    entry = gpus.setdefault(calibration.gpu, {})
+    entry["min_speedup"] = calibration.minimum
+    entry["target_speedup"] = calibration.target
+    entry["note"] = note
     with path.open("w") as out:
         yaml.dump(data, out)
