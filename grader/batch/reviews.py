@@ -110,11 +110,18 @@ def written_answer(student: str, report: dict[str, Any]) -> Written | None:
 
 
 def reviewed_message(review: Review) -> str:
-    """What the student reads: each item earned or not, with its points, and the comment."""
+    """What the student reads: each item earned, with its points and what it says; those not
+    earned by name and points only (what a rubric item says is a model answer, and feedback may go
+    out while others, with an extension, still work on theirs); and the comment."""
     lines = [f"reviewed: {review.points:g}/{review.max_points:g}"]
+    missed = []
     for item, points, says in review.rubric:
-        mark = "+" if item in review.ticked else "-"
-        lines.append(f"{mark} {points:g} {item}: {says}")
+        if item in review.ticked:
+            lines.append(f"+ {points:g} {item}: {says}")
+        else:
+            missed.append(f"{item} ({points:g})")
+    if missed:
+        lines.append(f"not earned: {', '.join(missed)}")
     if review.comment:
         lines.append(f"comment: {review.comment}")
     return "\n".join(lines)

@@ -93,7 +93,14 @@ def test_reviews_at_the_terminal_are_recorded_one_by_one_and_merged(tmp_path: Pa
     latest = _latest(out)
     alice = _explanation(latest["alice"])
     assert alice["status"] == "passed" and alice["score"] == 7
-    assert "+ 4 l2_fits" in str(alice["message"]) and "- 3 reuse_shows" in str(alice["message"])
+    assert "+ 4 l2_fits: " in str(alice["message"])
+    # an item not earned is named, never what it says (a model answer)
+    assert "not earned: reuse_shows (3)" in str(alice["message"])
+    assert (
+        "The tiling shows closer to the SMs"
+        in (ROOT / "solutions/ex3-profiling/rubric.yaml").read_text()
+    )
+    assert "The tiling shows closer to the SMs" not in " ".join(str(alice["message"]).split())
     assert "comment: Good on L2." in str(alice["message"])
     assert latest["alice"]["score"] == 97 and latest["alice"]["pending"] == 0
     bob = _explanation(latest["bob"])
