@@ -51,24 +51,35 @@ def write_feedback(
     for student, mine in by_student.items():
         reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)
-        absent = [m.rsplit(": ", 1)[1] for m in missing if m.rsplit(": ", 1)[0] == student]
-        text = feedback_markdown(reports)
-        if absent:
-            text += (
-                f"\n# Not found: {', '.join(absent)}\n\nThe batch found nothing of yours for "
-                f"{', '.join(absent)}: each kernel goes in its exercise's folder, named as the "
-                "stub is (kernel.cu), or in a notebook cell marked for the exercise.\n"
-            )
+        text = feedback_markdown(reports) + _not_found(student, missing)
         (folder / f"{name}.md").write_text(text)
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 
+def _not_found(student: str, missing: Sequence[str]) -> str:
+    """The section naming the exercises the student handed nothing in for ('' where none)."""
+    absent = [m.rsplit(": ", 1)[1] for m in missing if m.rsplit(": ", 1)[0] == student]
+    if not absent:
+        return ""
+    return (
+        f"\n# Not found: {', '.join(absent)}\n\nThe batch found nothing of yours for "
+        f"{', '.join(absent)}: each kernel goes in its exercise's folder, named as the "
+        "stub is (kernel.cu), or in a notebook cell marked for the exercise.\n"
+    )
+
+
 def write_nothing_graded(
-    folder: Path, students: Sequence[str], results: Sequence[StoredResult], said: Sequence[str]
+    folder: Path,
+    students: Sequence[str],
+    results: Sequence[StoredResult],
+    said: Sequence[str],
+    *,
+    html: bool = False,
 ) -> None:
     """Feedback for those of `students` with no result (nothing handed in that could be read, or
     every exercise dropped): what was looked for and what the batch said of their hand-in
-    (`said`: its notes, 'entry: ...'), in place of any earlier feedback, which no longer holds."""
+    (`said`: its notes, 'entry: ...'), in place of any earlier feedback, which no longer holds;
+    with `html`, as a page too."""
     graded = {r.student for r in results}
     shown = {display(s): s for s in students}
     mine: dict[str, list[str]] = {}
@@ -80,16 +91,25 @@ def write_nothing_graded(
     for student in sorted(set(students) - graded):
         name = file_name(student)
         notes = mine.get(student, [])
-        (folder / f"{name}.md").write_text(nothing_graded_markdown(student, notes))
+        text = nothing_graded_markdown(student, notes)
+        (folder / f"{name}.md").write_text(text)
         (folder / f"{name}.json").write_text(feedback_json([]))
-        (folder / f"{name}.html").unlink(missing_ok=True)
+        page = folder / f"{name}.html"
+        if html:
+            page.write_text(feedback_html(student, [], text))
+        else:
+            page.unlink(missing_ok=True)
 
 
 def write_feedback_html(
-    folder: Path, results: Sequence[StoredResult], students: Sequence[str] = ()
+    folder: Path,
+    results: Sequence[StoredResult],
+    students: Sequence[str] = (),
+    missing: Sequence[str] = (),
 ) -> list[Path]:
-    """feedback/<student>.html for each student (those named, or every one): each page from that
-    student's own results, without the seed; returns the pages written."""
+    """feedback/<student>.html for each student with results (those named, or every one): each
+    page from that student's own results, without the seed, and the exercises `missing` for
+    them; returns the pages written."""
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
@@ -99,7 +119,7 @@ def write_feedback_html(
     for student, mine in sorted(by_student.items()):
         reports = [Report.from_json(r.report).for_student() for r in mine]
         page = folder / f"{file_name(student)}.html"
-        page.write_text(feedback_html(student, reports))
+        page.write_text(feedback_html(student, reports, _not_found(student, missing)))
         written.append(page)
     return written
 

@@ -51,10 +51,12 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     roster = store.submitters()
     chosen = [course.find(e) for e in view.exercises]
     write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
-    write_feedback(out / "feedback", results, missing=view.missing)
-    write_nothing_graded(out / "feedback", view.students, results, view.notes)
-    if any((out / "feedback").glob("*.html")):  # `grader feedback` wrote pages: none goes stale
-        write_feedback_html(out / "feedback", results)
+    feedback = out / "feedback"
+    pages = any(feedback.glob("*.html"))  # `grader feedback` wrote pages: none goes stale
+    write_feedback(feedback, results, missing=view.missing)
+    write_nothing_graded(feedback, view.students, results, view.notes, html=pages)
+    if pages:
+        write_feedback_html(feedback, results, missing=view.missing)
     baselines = [line for gpu in view.gpus for line in baseline_drift(lane_dir(out, gpu))]
     write_summary(out / "summary.md", results, view.missing, baselines, view.refused, view.skipped)
     write_performance_scores(out / "performance_scores.csv", view.students, chosen, results, roster)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.outputs import write_feedback, write_feedback_html
+from grader.batch.outputs import write_feedback, write_feedback_html, write_nothing_graded
 from grader.batch.reviews import written_answer
 from grader.batch.store import ResultStore
+from grader.batch.view import BatchView
 from grader.errors import EXIT_OK, GraderError
 
 
@@ -17,14 +18,22 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
     store = ResultStore.of_batch(out)
     try:
         results = store.latest()
+        stored = store.view()
     finally:
         store.close()
-    unknown = sorted(set(students) - {r.student for r in results})
+    # what the batch's last run found: its students (those with nothing graded too), what each
+    # handed nothing in for, and its notes on their hand-ins
+    view = BatchView.from_json(stored or {})
+    everyone = sorted({*view.students, *(r.student for r in results)})
+    unknown = sorted(set(students) - set(everyone))
     if unknown:
-        raise GraderError(f"{out}: no results for {', '.join(unknown)}")
-    write_feedback(out / "feedback", results, students)
-    pages = write_feedback_html(out / "feedback", results, students)
-    print(f"feedback: {len(pages)} student(s), Markdown, JSON and HTML, in {out / 'feedback'}")
+        raise GraderError(f"{out}: no student {', '.join(unknown)} in this batch")
+    chosen = list(students) or everyone
+    folder = out / "feedback"
+    write_feedback(folder, results, chosen, view.missing)
+    write_nothing_graded(folder, chosen, results, view.notes, html=True)
+    write_feedback_html(folder, results, chosen, view.missing)
+    print(f"feedback: {len(chosen)} student(s), Markdown, JSON and HTML, in {folder}")
     pending = sum(
         1
         for r in results

@@ -59,8 +59,9 @@ def _image(png: bytes, alt: str) -> str:
     return f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>'
 
 
-def feedback_html(student: str, reports: Sequence[Report]) -> str:
-    """The page for one student, from their own reports only."""
+def feedback_html(student: str, reports: Sequence[Report], more: str = "") -> str:
+    """The page for one student, from their own reports only, then `more` (Markdown: what the
+    batch found missing, or why nothing was graded)."""
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
     body = []
     for report in reports:
@@ -68,6 +69,8 @@ def feedback_html(student: str, reports: Sequence[Report]) -> str:
         for png, alt in ((_sweep_png(report), "tile sweep"), (speedup_png(report), "speedup")):
             if png is not None:
                 body.append(_image(png, f"{report.exercise}: {alt}"))
+    if more:
+        body.append(markdown.render(more))
     title = html.escape(f"Feedback: {student}")
     return (
         '<!doctype html>\n<html><head><meta charset="utf-8">'

@@ -47,4 +47,32 @@ def test_feedback_writes_the_pages_asked_for_with_nothing_of_anyone_else(tmp_pat
         text = (out / "feedback" / name).read_text()
         assert "bob" not in text and "s3cr3t" not in text and "111111111" not in text
     unknown = run_grader(["feedback", str(out), "--student", "zed"])
-    assert unknown.returncode == 2 and "no results for zed" in unknown.stderr
+    assert unknown.returncode == 2 and "no student zed in this batch" in unknown.stderr
+
+
+def test_feedback_writes_what_the_batch_wrote_for_missing_and_nothing_graded(
+    tmp_path: Path,
+) -> None:
+    # the batch's own feedback and `grader feedback`'s say the same: what each student handed
+    # nothing in for, and why nothing of theirs was graded
+    out = tmp_path / "out"
+    store = ResultStore(out / "results.sqlite")
+    store.record("run", "alice", "ex4", "a", _report("alice's message"))
+    store.record_view(
+        {
+            "students": ["alice", "cat"],
+            "exercises": ["ex1", "ex4"],
+            "missing": ["alice: ex1", "cat: ex1", "cat: ex4"],
+            "notes": ["alice: folder, 1 of 2 exercise(s) found", "cat.cu: not read: one kernel"],
+        }
+    )
+    store.close()
+    done = run_grader(["feedback", str(out)])
+    assert done.returncode == 0, done.stderr
+    assert "feedback: 2 student(s)" in done.stdout
+    feedback = out / "feedback"
+    assert "# Not found: ex1" in (feedback / "alice.md").read_text()
+    assert "Not found: ex1" in (feedback / "alice.html").read_text()
+    for name in ("cat.md", "cat.html"):
+        text = (feedback / name).read_text()
+        assert "Nothing graded" in text and "not read: one kernel" in text, name
