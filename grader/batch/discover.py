@@ -102,7 +102,6 @@ def _from_entry(
     entry: Path, key: str, exercises: Sequence[Exercise], work: Path, others: Sequence[Exercise]
 ) -> tuple[list[Submission], str]:
     """One entry of the submissions directory: its submissions and a note on it."""
-    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
     mode = os.lstat(entry).st_mode
     is_zip = entry.name.endswith(".zip")
     if stat.S_ISLNK(mode):
@@ -113,8 +112,8 @@ def _from_entry(
             ), f"refused: {why}"
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
-        mine = [_stamped(s, None) for s in in_folder(entry, key, exercises, "folder", (), others)]
-        return mine, _found("folder", mine, exercises) + unread(entry, _kernels(mine), placed)
+        mine, note = read_folder(entry, key, exercises, "folder", others)
+        return [_stamped(s, None) for s in mine], note
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
         return _from_file(entry, key, exercises)
     if not is_zip:
@@ -124,11 +123,22 @@ def _from_entry(
     except GraderError as exc:
         why = str(exc).removeprefix(f"{display(entry.name)}: ")
         return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
-    mine = [_stamped(s, entry) for s in in_folder(folder, key, exercises, "zip", (), others)]
+    mine, note = read_folder(folder, key, exercises, "zip", others)
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
-    return mine, _found("zip", mine, exercises) + aside + unread(folder, _kernels(mine), placed)
+    found, unread_too, rest = note.partition("; not read: ")  # the aside goes with what was found
+    return [_stamped(s, entry) for s in mine], found + aside + unread_too + rest
+
+
+def read_folder(
+    folder: Path, key: str, exercises: Sequence[Exercise], layout: str, others: Sequence[Exercise]
+) -> tuple[list[Submission], str]:
+    """A student's folder (or extracted zip): their submissions, and a note saying what was
+    found and which kernels were not read, and why."""
+    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
+    mine = in_folder(folder, key, exercises, layout, (), others)
+    return mine, _found(layout, mine, exercises) + unread(folder, _kernels(mine), placed)
 
 
 def _kernels(mine: list[Submission]) -> set[Path]:

@@ -62,7 +62,15 @@ def unread(folder: Path, used: Collection[Path], placed: Collection[str] = ()) -
             break
     if not left:
         return ""
+    taken = sorted(display(str(p.relative_to(folder))) for p in used if p.is_relative_to(folder))
+    why = (
+        f"the kernel graded is {', '.join(taken)}"
+        if taken
+        else "no file is named as the exercise's stub is (kernel.cu), and which one is meant is "
+        "not guessed"
+    )
     return (
-        f"; not read: {', '.join(left[:20])} (name each kernel as the exercise's stub is named, "
-        "in its exercise's folder where there are several exercises)"
+        f"; not read: {', '.join(left[:20])} ({why}: each exercise's kernel is named as its stub "
+        "is, in the exercise's folder, or is the folder's only .cu file where one exercise is "
+        "graded)"
     )

@@ -6,7 +6,7 @@ and say that the instructor grades them separately."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from grader.results import CheckResult, Report
@@ -21,14 +21,17 @@ SEPARATELY = (
 )
 
 
-def _test(report: Report, check: CheckResult) -> dict[str, Any]:
-    gpu_only = check.needs_a_gpu
+def _test(report: Report, check: CheckResult, on_gpu: Collection[str]) -> dict[str, Any]:
+    # every check graded on a GPU shows the same way, whatever happened to it here: a kernel
+    # that failed correctness is not timed (0 on a GPU too), and says so below the common text
+    gpu_only = check.needs_a_gpu or check.name in on_gpu
     pending = check.status == "pending"
+    said = "" if check.needs_a_gpu or not gpu_only else f"\n\nHere: {check.message}"
     test: dict[str, Any] = {
         "name": f"{report.exercise}: {check.name}",
-        "score": check.score,
+        "score": 0.0 if gpu_only else check.score,
         "max_score": 0.0 if gpu_only or pending else check.max_score,
-        "output": SEPARATELY if gpu_only else check.message,
+        "output": SEPARATELY + said if gpu_only else check.message,
         "visibility": "visible",
     }
     if pending:  # a person grades it (a manual question on Gradescope): no status, never 0/N
@@ -41,9 +44,20 @@ def _test(report: Report, check: CheckResult) -> dict[str, Any]:
     return test
 
 
-def results_json(reports: Sequence[Report], missing: Sequence[str] = ()) -> dict[str, Any]:
-    """The results document for these reports; `missing`: the exercises nothing was found for."""
-    tests = [_test(report, check) for report in reports for check in report.checks]
+def results_json(
+    reports: Sequence[Report],
+    missing: Sequence[str] = (),
+    on_gpu: Mapping[str, Collection[str]] | None = None,
+) -> dict[str, Any]:
+    """The results document for these reports; `missing`: the exercises nothing was found for
+    (with why, where the hand-in says); `on_gpu`: per exercise, the checks graded on a GPU only
+    (those a GPU batch's performance_scores.csv carries)."""
+    gpu = on_gpu or {}
+    tests = [
+        _test(report, check, gpu.get(report.exercise, ()))
+        for report in reports
+        for check in report.checks
+    ]
     leaderboard = [
         {
             "name": f"{report.exercise} GFLOP/s",
@@ -85,6 +99,10 @@ def instructor_lines(reports: Sequence[Report]) -> list[str]:
     ]
 
 
-def render_results(reports: Sequence[Report], missing: Sequence[str] = ()) -> str:
+def render_results(
+    reports: Sequence[Report],
+    missing: Sequence[str] = (),
+    on_gpu: Mapping[str, Collection[str]] | None = None,
+) -> str:
     """results.json's text."""
-    return json.dumps(results_json(reports, missing), indent=2)
+    return json.dumps(results_json(reports, missing, on_gpu), indent=2)

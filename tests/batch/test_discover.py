@@ -489,8 +489,9 @@ def test_kernels_placed_for_exercises_not_graded_this_time_are_not_called_unread
     others = [e for e in course.exercises if e.id != "ex4"]
     _found, notes = discover(root, [ex4], tmp_path / "work", others)
     assert notes == [
-        "ann: folder, 1 of 1 exercise(s) found; not read: scratch.cu (name each kernel as the "
-        "exercise's stub is named, in its exercise's folder where there are several exercises)"
+        "ann: folder, 1 of 1 exercise(s) found; not read: scratch.cu (the kernel graded is "
+        "ex4-register-tiling/kernel.cu: each exercise's kernel is named as its stub is, in the "
+        "exercise's folder, or is the folder's only .cu file where one exercise is graded)"
     ]
 
 

@@ -56,6 +56,23 @@ def test_the_entry_point_writes_results_json_in_gradescopes_form(tmp_path: Path)
     )
 
 
+def test_a_kernel_the_entry_point_cannot_read_is_named_with_why(tmp_path: Path) -> None:
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "my_kernel.cu").write_text("// which exercise?\n")
+    results = tmp_path / "results.json"
+    done = run_grader(
+        ["gradescope", "--exercise", "ex1", "--exercise", "ex4", "--submission", str(submission),
+         "--results", str(results)]
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    output = json.loads(results.read_text())["output"]
+    assert output.startswith(
+        "Nothing was graded; nothing found for ex1, ex4 (not read: my_kernel.cu"
+    )
+    assert "which one is meant is not guessed" in output
+
+
 def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: Path) -> None:
     target = tmp_path / "autograder.zip"
     done = run_grader(["gradescope-package", str(target), "--exercise", "ex4"])

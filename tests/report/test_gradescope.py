@@ -43,3 +43,17 @@ def test_the_device_is_stored_and_the_seed_goes_to_the_instructors_log_only() ->
     assert "seed" not in json.dumps(data)  # nothing a student is handed holds it
     (line,) = instructor_lines([_report()])
     assert line.startswith("ex4: seed 9 on CPU; reproduce with grader check ex4 --seed 9")
+
+
+def test_a_check_graded_on_a_gpu_shows_the_same_way_whatever_happened_to_it_here() -> None:
+    # a kernel failing correctness is not timed: 0 on a GPU too, and still 0/0 here, as for
+    # everyone, so that no student's Gradescope maximum differs
+    checks = [
+        CheckResult("correctness 8x8x8", "correctness", "failed", 0, 80, "3 elements wrong"),
+        CheckResult("performance", "performance", "skipped", 0, 20, "not timed: fails first"),
+    ]
+    report = Report("ex4", "Register tiling", "kernel.cu", 9, DeviceInfo("cpu", "CPU"), checks)
+    [_, timing] = results_json([report], on_gpu={"ex4": {"performance"}})["tests"]
+    assert timing["name"] == "ex4: performance (graded separately)" and "status" not in timing
+    assert (timing["score"], timing["max_score"]) == (0.0, 0.0)
+    assert timing["output"] == f"{SEPARATELY}\n\nHere: not timed: fails first"
