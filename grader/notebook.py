@@ -93,6 +93,15 @@ def marked_exercises(path: Path) -> set[str] | None:
     return set().union(*(_marks(c) for c in code)) if code else set()
 
 
+def unreadable(path: Path) -> str:
+    """Why the notebook cannot be read ('' where it can)."""
+    try:
+        _notebook(path)
+    except GraderError as exc:
+        return str(exc)
+    return ""
+
+
 def kernel_from_notebook(path: Path, exercise_id: str) -> KernelSource:
     notebook = _notebook(path)
     cells = [

@@ -31,7 +31,7 @@ from grader.batch.submitters import METADATA, Entry, Submitter, export_times, re
 from grader.batch.unzip import extract
 from grader.course import Exercise
 from grader.errors import GraderError
-from grader.notebook import marked_exercises
+from grader.notebook import marked_exercises, unreadable
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,16 @@ def _from_file(
         return mine, f"{_found('file', mine, exercises)}; not read: {display(entry.name)} ({why})"
     # no answers file: one beside it at the top would be everyone's
     marked = marked_exercises(entry) if entry.suffix == ".ipynb" else None
+    if entry.suffix == ".ipynb" and marked is None:  # refused, as a broken zip is
+        why = unreadable(entry).removeprefix(f"{entry.name}: ")
+        return _refused(key, exercises, "file", f"{display(entry.name)}: {why}"), f"refused: {why}"
+    wanted = {e.id for e in exercises}
+    if marked and not marked & wanted:
+        others = ", ".join(sorted(marked))
+        return [Submission(student, e, None, None, "file") for e in exercises], (
+            f"{_found('file', [], exercises)}; not read: {display(entry.name)} (its cells are "
+            f"marked for {others}, none for {', '.join(sorted(wanted))})"
+        )
     mine = [
         _stamped(Submission(student, e, None if marked and e.id not in marked else entry,
                             None, "file"), None)

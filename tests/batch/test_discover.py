@@ -350,6 +350,39 @@ def test_a_single_cu_file_for_several_exercises_is_not_read_and_its_student_kept
     ]
 
 
+def test_a_notebook_that_cannot_be_read_is_refused_as_a_broken_zip_is(tmp_path: Path) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    root.mkdir()
+    (root / "bea.ipynb").write_text("{not json")
+    found, notes = discover(root, [course.find("ex1")], tmp_path / "work")
+    [bea] = found
+    assert (bea.student, bea.kernel, bea.error) == (
+        "bea",
+        None,
+        "bea.ipynb: not a Jupyter notebook (NotJSONError)",
+    )
+    assert notes == ["bea.ipynb: refused: not a Jupyter notebook (NotJSONError)"]
+
+
+def test_a_notebook_marked_only_for_other_exercises_is_not_read_and_says_so(
+    tmp_path: Path,
+) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    root.mkdir()
+    cell = {"cell_type": "code", "metadata": {}, "source": "// grader: ex4\n__global__ void k() {}",
+            "outputs": [], "execution_count": None}  # fmt: skip
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "only4.ipynb").write_text(json.dumps(notebook))
+    found, notes = discover(root, [course.find("ex1")], tmp_path / "work")
+    assert [(s.student, s.kernel, s.error) for s in found] == [("only4", None, None)]
+    assert notes == [
+        "only4.ipynb: file, 0 of 1 exercise(s) found; not read: only4.ipynb (its cells are "
+        "marked for ex4, none for ex1)"
+    ]
+
+
 def test_the_feedback_of_a_file_not_read_says_why_to_its_student_only(tmp_path: Path) -> None:
     course = load_course(ROOT)
     root = tmp_path / "submissions"
