@@ -92,6 +92,8 @@ def describe(error: Any, model: type[BaseModel]) -> str:
 
 
 M = typing.TypeVar("M", bound=BaseModel)
+_SHOWN = 5
+"""Problems named in one message; more are counted."""
 
 
 def parse_document(document: YamlDocument, model: type[M]) -> M:
@@ -101,8 +103,14 @@ def parse_document(document: YamlDocument, model: type[M]) -> M:
     try:
         return model.model_validate(document.data)
     except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        loc = tuple(first["loc"])
-        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        raise GraderError(f"{document.where(loc)}: {describe(first, model)}{more}") from None
+        # every problem, each once with its line (the first with the file), on one line
+        said: list[str] = []
+        for error in exc.errors():
+            where = document.where(tuple(error["loc"]))
+            where = where if not said else where.replace(f"{document.path}:", "line ", 1)
+            problem = f"{where}: {describe(error, model)}"
+            if problem not in said:
+                said.append(problem)
+        shown = said[:_SHOWN]
+        more = f"; and {len(said) - _SHOWN} more" if len(said) > _SHOWN else ""
+        raise GraderError("; ".join(shown) + more) from None

@@ -220,9 +220,14 @@ def read_yaml(
     try:
         node, data = _compose_and_construct(text, path, max_depth, aliases)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line_no = f":{mark.line + 1}" if mark is not None else ""
+        mark, opened = exc.problem_mark, exc.context_mark
+        line_no = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or type(exc).__name__
+        if exc.problem and exc.context and mark and opened and opened.line != mark.line:
+            # where the parser noticed is not always where the mistake is: say what it was in
+            # ('while parsing a flow sequence') and where that began
+            problem += f" ({exc.context.removeprefix('while ')} that began at line "
+            problem += f"{opened.line + 1}, column {opened.column + 1})"
         raise GraderError(f"{path}{line_no}: not valid YAML: {problem}") from None
     except yaml.reader.ReaderError as exc:
         number = text.count("\n", 0, exc.position) + 1

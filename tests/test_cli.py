@@ -61,7 +61,8 @@ def test_a_compile_error_also_names_what_is_wrong_with_the_answers_file(
     said = [h for h in hints if h.startswith("answers.yaml:")]
     if hinted:
         assert said == [
-            "answers.yaml:2: not valid YAML: expected ',' or ']', but got '<stream end>' "
+            "answers.yaml:2:1: not valid YAML: expected ',' or ']', but got '<stream end>' "
+            "(parsing a flow sequence that began at line 1, column 20) "
             "(the answers are graded once the kernel compiles: mend this too)"
         ]
     else:

@@ -82,11 +82,28 @@ def test_bad_specs_name_file_line_and_key(
     assert "\n" not in message
 
 
+def test_every_problem_of_a_spec_is_named_once_with_its_line(tmp_path: Path) -> None:
+    path = _spec_with(tmp_path, "points: 90", "points: '90'")
+    path.write_text(path.read_text().replace("points: 10", "pointz: 10", 1))
+    with pytest.raises(GraderError) as raised:
+        load_spec(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}:"), message
+    assert "compile.pointz: unknown key" in message and "compile.points: required key" in message
+    assert "; line 14: correctness.points: Input should be a valid integer" in message
+    assert "\n" not in message and message.count(str(path)) == 1
+
+
 def test_spec_that_is_not_yaml(tmp_path: Path) -> None:
     path = tmp_path / "spec.yaml"
     path.write_text("title: [unclosed\n")
-    with pytest.raises(GraderError, match=r"spec.yaml:2: not valid YAML"):
+    # where the parser noticed (the end), and where what it was parsing began
+    with pytest.raises(GraderError) as raised:
         load_spec(path)
+    assert str(raised.value) == (
+        f"{path}:2:1: not valid YAML: expected ',' or ']', but got '<stream end>' (parsing a "
+        "flow sequence that began at line 1, column 8)"
+    )
 
 
 def test_course_points_must_match_the_spec(course_copy: Path) -> None:

@@ -78,7 +78,8 @@ def run(
     for student, exercise in store.set_aside(work.absent):
         console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
     run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
-    console.plan(len(work.todo), jobs, len(work.missing), len(work.refused))
+    to_refuse = sum(s.error is not None for s, _ in work.todo)
+    console.plan(len(work.todo), to_refuse, jobs, len(work.missing), len(work.refused))
     grade_all(
         work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
         lanes=lanes, jobs=jobs, console=console,

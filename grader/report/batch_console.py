@@ -23,10 +23,15 @@ class BatchConsole:
         """Something discovery noticed (a layout, a refused entry)."""
         self.console.print(escape(text), style="dim")
 
-    def plan(self, todo: int, jobs: int, missing: int, refused: int) -> None:
+    def plan(self, todo: int, to_refuse: int, jobs: int, missing: int, refused: int) -> None:
+        """What this run does (`todo` gradings, of which `to_refuse` refused hand-ins recorded
+        with 0 points, nothing run), and what the whole batch misses and refuses."""
+        what = f"{todo - to_refuse} grading(s) to run, {jobs} at a time"
+        if to_refuse:
+            what += f", {to_refuse} refused hand-in(s) to record with 0 points"
         self.console.print(
-            f"{todo} grading(s) to do, {jobs} at a time; {missing} missing, {refused} refused "
-            "(0 points, nothing run; counted per exercise; see summary.md)"
+            f"{what}; in the whole batch: {missing} missing, {refused} refused (0 points, "
+            "nothing run; counted per exercise; see summary.md)"
         )
 
     @contextmanager

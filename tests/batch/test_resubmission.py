@@ -27,6 +27,12 @@ def test_an_exercise_dropped_from_a_resubmission_loses_its_earlier_result(
     os.symlink("/etc/passwd", submissions / "jon" / "kernel.cu")
     first = run_grader(_batch(small_course, submissions, out))
     assert first.returncode == 0, first.stderr
+    planned = " ".join(first.stderr.split())
+    assert "0 grading(s) to run, " in planned
+    assert (
+        "at a time, 2 refused hand-in(s) to record with 0 points; in the whole batch: 0 "
+        "missing, 2 refused" in planned
+    )
     assert "ivy,0" in (out / "gradebook.csv").read_text()
     (submissions / "ivy" / "kernel.cu").unlink()  # ivy hands in again, without ex4
 
