@@ -90,18 +90,24 @@ def performance_scores(
     timing, profiles, answers graded against GPU measurements), one row per student (per member
     of a group, by SID, e-mail and name, where an export names them): what a GPU batch hands to
     Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out. Empty
-    where the grading had no GPU."""
+    where the grading had no GPU; 0 for nothing handed in, where the exercise was graded on one."""
     roster = roster or {}
     points: dict[tuple[str, str], float] = {}
+    handed_in: set[tuple[str, str]] = set()
     for result in results:
+        handed_in.add((result.student, result.exercise))
         names = gpu_checks.get(result.exercise, ())
         report = Report.from_json(result.report)
         on_gpu = [c for c in report.checks if c.name in names]
         if on_gpu and not any(c.needs_a_gpu for c in on_gpu):
             points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
+    timed = {exercise for _, exercise in points}
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in person_rows(students, roster):
-        cells = [_cell(points.get((student, e))) for e in exercises]
+        cells = [
+            _cell(0.0 if e in timed and (student, e) not in handed_in else points.get((student, e)))
+            for e in exercises
+        ]
         rows.append([*who(student, member, named), *cells])
     return [*identity_columns(named), *(f"{e} on a GPU" for e in exercises)], rows

@@ -75,7 +75,7 @@ def test_gradebook_rows_per_member_and_performance_points_alone() -> None:
     assert rows == [
         ["ann", "1", "a@x", "Ann", "15"],
         ["ann", "2", "", "Al", "15"],
-        ["bob", "", "", "", ""],
+        ["bob", "", "", "", "0"],  # nothing handed in, for an exercise graded on a GPU
     ]
     # the same leading columns as the gradebook's, with a roster and without
     assert gradebook(["ann", "bob"], ["ex4"], results, roster)[0][:4] == header[:4]
@@ -93,7 +93,11 @@ def test_points_that_need_a_gpu_are_listed_as_not_graded_yet_and_left_out_of_gpu
     _, rows = gradebook(["ann"], ["ex3"], [cpu])
     assert rows == [["ann", "10", "10", "ex3: 14 need a GPU, 10 pending review"]]
     gpu_checks = {"ex3": {"answers roofline"}}
-    assert performance_scores(["ann"], ["ex3"], [cpu], gpu_checks)[1] == [["ann", ""]]
+    # graded without a GPU: blank, also for nothing handed in (bob)
+    assert performance_scores(["ann", "bob"], ["ex3"], [cpu], gpu_checks)[1] == [
+        ["ann", ""],
+        ["bob", ""],
+    ]
     assert report.to_json()["needs_gpu"] == 14 and report.to_json()["pending"] == 10
     text = render_summary([cpu], [])
     assert (
