@@ -21,12 +21,12 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from grader.batch.kernel_files import find_kernel
-from grader.batch.layouts import last_change, unread, unwrapped
+from grader.batch.layouts import last_change
 from grader.batch.names import display, file_name, stem, text_key
+from grader.batch.student_folder import Submission, found_note, in_folder, read_folder
 from grader.batch.submitters import METADATA, Entry, Submitter, export_times, read_export
 from grader.batch.unzip import extract
 from grader.course import Exercise
@@ -34,36 +34,18 @@ from grader.errors import GraderError
 from grader.notebook import marked_exercises, unreadable
 
 
-@dataclass(frozen=True)
-class Submission:
-    """One student's work for one exercise."""
-
-    student: str
-    """The key, unique in the batch and stable between runs: the folder's or the zip's name (the
-    zip's whole name where its stem is taken), or a Gradescope export's submission folder."""
-    exercise: Exercise
-    kernel: Path | None
-    """None when the student handed in nothing for this exercise."""
-    answers: Path | None
-    layout: str
-    error: str | None = None
-    """Why this cannot be graded (a refused zip; a link, pipe or device where the kernel should
-    be): recorded as its result, 0 points, with this one-line reason."""
-    submitters: tuple[Submitter, ...] = ()
-    """Everyone who made it, where an export says (each member of a group); else empty."""
-    submitted_at: float | None = None
-    """When it was handed in (seconds since the epoch): as a Gradescope export records it, else
-    the last change to its files or to the zip it came in; None where that cannot be read."""
-    time_source: str = ""
-    """`export` (the platform's record) or `files` (modification times, which a download or a
-    copy may have reset: the gradebook uses them only when told to)."""
-
-
 def discover(
-    root: Path, exercises: Sequence[Exercise], work: Path, others: Sequence[Exercise] = ()
+    root: Path,
+    exercises: Sequence[Exercise],
+    work: Path,
+    others: Sequence[Exercise] = (),
+    *,
+    graded_too: Sequence[str] = (),
 ) -> tuple[list[Submission], list[str]]:
     """Every (student, exercise) in `root`, and one line per entry saying how it was read;
-    kernels where `others` (exercises not graded this time) have them are not listed unread."""
+    kernels where `others` (exercises not graded this time) have them are not listed unread.
+    `graded_too`: exercises graded earlier into the same output, besides these: a lone kernel
+    is then not taken as this run's one exercise's."""
     if not root.is_dir():
         raise GraderError(f"{root}: not a directory of submissions")
     export = read_export(root)
@@ -77,7 +59,7 @@ def discover(
     for entry in entries:
         key = _key(entry, names)
         try:
-            mine, note = _from_entry(entry, key, exercises, work, others)
+            mine, note = _from_entry(entry, key, exercises, work, others, graded_too)
         except Exception as exc:  # one submission never stops a batch, whatever it holds
             why = " ".join(f"could not be read ({type(exc).__name__}: {exc})".split())[:300]
             mine = _refused(key, exercises, "unknown", f"{display(entry.name)}: {why}")
@@ -99,7 +81,12 @@ def _key(entry: Path, names: set[str]) -> str:
 
 
 def _from_entry(
-    entry: Path, key: str, exercises: Sequence[Exercise], work: Path, others: Sequence[Exercise]
+    entry: Path,
+    key: str,
+    exercises: Sequence[Exercise],
+    work: Path,
+    others: Sequence[Exercise],
+    graded_too: Sequence[str] = (),
 ) -> tuple[list[Submission], str]:
     """One entry of the submissions directory: its submissions and a note on it."""
     mode = os.lstat(entry).st_mode
@@ -112,10 +99,10 @@ def _from_entry(
             ), f"refused: {why}"
         return [], "skipped: a link, not followed"
     if stat.S_ISDIR(mode):
-        mine, note = read_folder(entry, key, exercises, "folder", others)
+        mine, note = read_folder(entry, key, exercises, "folder", others, graded_too)
         return [_stamped(s, None) for s in mine], note
     if entry.suffix in (".cu", ".ipynb") and stat.S_ISREG(mode):
-        return _from_file(entry, key, exercises)
+        return _from_file(entry, key, exercises, graded_too)
     if not is_zip:
         return [], "skipped: not a folder, a .zip, a .cu file or a notebook"
     try:
@@ -123,7 +110,7 @@ def _from_entry(
     except GraderError as exc:
         why = str(exc).removeprefix(f"{display(entry.name)}: ")
         return _refused(key, exercises, "zip", str(exc)), f"refused: {why}"
-    mine, note = read_folder(folder, key, exercises, "zip", others)
+    mine, note = read_folder(folder, key, exercises, "zip", others, graded_too)
     aside = (
         f" (graded as {key!r}: {key[: -len('.zip')]!r} is there too)" if key == entry.name else ""
     )
@@ -131,36 +118,26 @@ def _from_entry(
     return [_stamped(s, entry) for s in mine], found + aside + unread_too + rest
 
 
-def read_folder(
-    folder: Path, key: str, exercises: Sequence[Exercise], layout: str, others: Sequence[Exercise]
-) -> tuple[list[Submission], str]:
-    """A student's folder (or extracted zip): their submissions, and a note saying what was
-    found and which kernels were not read, and why."""
-    placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
-    mine = in_folder(folder, key, exercises, layout, (), others)
-    return mine, _found(layout, mine, exercises) + unread(folder, _kernels(mine), placed)
-
-
-def _kernels(mine: list[Submission]) -> set[Path]:
-    return {s.kernel for s in mine if s.kernel is not None}
-
-
 def _from_file(
-    entry: Path, key: str, exercises: Sequence[Exercise]
+    entry: Path, key: str, exercises: Sequence[Exercise], graded_too: Sequence[str] = ()
 ) -> tuple[list[Submission], str]:
     """A student's single file at the top: a notebook (a cell per exercise), or a kernel (for
     the one exercise graded)."""
     student = key
-    if entry.suffix == ".cu" and len(exercises) != 1:
+    if entry.suffix == ".cu" and (len(exercises) != 1 or graded_too):
         # not graded, and no result recorded: how the batch was run, not the student, decides
         # that it cannot be read (a batch of one --exercise reads it); listed as not read
         mine = [Submission(student, e, None, None, "file") for e in exercises]
+        count = len(exercises) + len(graded_too)
         why = (
-            f"one kernel for {len(exercises)} exercises, which one it is is not guessed: hand in "
+            f"one kernel for {count} exercises, which one it is is not guessed: hand in "
             "a folder or zip with each kernel in its exercise's folder, or the instructor grades "
-            "it with one --exercise"
+            "it with one --exercise, into an output folder of its own"
         )
-        return mine, f"{_found('file', mine, exercises)}; not read: {display(entry.name)} ({why})"
+        return (
+            mine,
+            f"{found_note('file', mine, exercises)}; not read: {display(entry.name)} ({why})",
+        )
     # no answers file: one beside it at the top would be everyone's
     marked = marked_exercises(entry) if entry.suffix == ".ipynb" else None
     if entry.suffix == ".ipynb" and marked is None:  # refused, as a broken zip is
@@ -170,7 +147,7 @@ def _from_file(
     if marked and not marked & wanted:
         others = ", ".join(sorted(marked))
         return [Submission(student, e, None, None, "file") for e in exercises], (
-            f"{_found('file', [], exercises)}; not read: {display(entry.name)} (its cells are "
+            f"{found_note('file', [], exercises)}; not read: {display(entry.name)} (its cells are "
             f"marked for {others}, none for {', '.join(sorted(wanted))})"
         )
     mine = [
@@ -181,7 +158,7 @@ def _from_file(
     aside = (
         f" (graded as {key!r}: another hand-in is {stem(key)!r} too)" if key == entry.name else ""
     )
-    return mine, _found("file", mine, exercises) + aside
+    return mine, found_note("file", mine, exercises) + aside
 
 
 def _stamped(submission: Submission, archive: Path | None) -> Submission:
@@ -190,19 +167,6 @@ def _stamped(submission: Submission, archive: Path | None) -> Submission:
     paths = [archive] if archive else [submission.kernel, submission.answers]
     at = last_change(p for p in paths if p is not None)
     return replace(submission, submitted_at=at, time_source="files")
-
-
-def _found(layout: str, mine: list[Submission], exercises: Sequence[Exercise]) -> str:
-    found = sum(s.kernel is not None and s.error is None for s in mine)
-    refused = [s.error for s in mine if s.error]
-    extra = f"; refused: {refused[0]}" if refused else ""
-    notebooks = {s.kernel for s in mine if s.kernel is not None and s.kernel.suffix == ".ipynb"}
-    for notebook in sorted(n for n in notebooks if marked_exercises(n) == set()):
-        extra += (
-            f"; {display(notebook.name)} has no cell marked for an exercise: graded 0, its "
-            "feedback says how to mark one"
-        )
-    return f"{layout}, {found} of {len(exercises)} exercise(s) found{extra}"
 
 
 def _refused(
@@ -234,7 +198,7 @@ def _from_export(
         if folder in times:
             mine = [replace(s, submitted_at=times[folder], time_source="export") for s in mine]
         submissions += mine
-        notes.append(f"{display(key)}: {_found(layout, mine, exercises)}")
+        notes.append(f"{display(key)}: {found_note(layout, mine, exercises)}")
     for path in sorted(root.iterdir()):
         if path.name not in export and path.name != METADATA and not path.name.startswith("."):
             notes.append(f"{display(path.name)}: skipped: not listed in {METADATA}")
@@ -252,35 +216,3 @@ def _not_a_folder(root: Path, key: str) -> str | None:
     if stat.S_ISLNK(mode):
         return f"{display(key)}: a symbolic link, not followed"
     return None if stat.S_ISDIR(mode) else f"{display(key)}: not a folder"
-
-
-def in_folder(
-    folder: Path,
-    student: str,
-    exercises: Sequence[Exercise],
-    layout: str,
-    submitters: tuple[Submitter, ...] = (),
-    others: Sequence[Exercise] = (),
-) -> list[Submission]:
-    """One student's submissions in their folder, one per exercise (kernel None if absent);
-    a folder named for one of `others` (exercises not graded now) is never taken as a wrapper."""
-    folder = unwrapped(folder, [*exercises, *others])
-    # one exercise graded: its kernel may be anywhere at the top, unless the folder is laid out
-    # by exercise (another exercise's folder there), when a stray file there is no kernel
-    single = len(exercises) == 1 and not any(
-        (folder / name).is_dir() for e in others for name in (e.dir_name, e.id)
-    )
-    out = []
-    for exercise in exercises:
-        try:
-            kernel, error = find_kernel(folder, exercise, single)
-        except OSError as exc:
-            kernel, error = None, f"{display(folder.name)}: cannot be read ({exc.strerror})"
-        answers = _answers(kernel, exercise) if kernel and not error else None
-        out.append(Submission(student, exercise, kernel, answers, layout, error, submitters))
-    return out
-
-
-def _answers(kernel: Path, exercise: Exercise) -> Path | None:
-    spec = exercise.spec.answers
-    return kernel.parent / spec.file if spec else None

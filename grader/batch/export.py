@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from grader.batch.discover import Submission, discover
+from grader.batch.discover import discover
+from grader.batch.student_folder import Submission
 from grader.checks.answers_file import load_for
 from grader.checks.explanation import is_template_question
 from grader.course import Exercise

@@ -10,10 +10,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import nullcontext
 from functools import partial
 
-from grader.batch.discover import Submission
 from grader.batch.run_one import start_submission
 from grader.batch.secret import mixed_seed
 from grader.batch.store import ResultStore
+from grader.batch.student_folder import Submission
 from grader.children import serving
 from grader.errors import GraderError
 from grader.grading import Deferred

@@ -45,11 +45,13 @@ def last_change(paths: Iterable[Path]) -> float | None:
     return max(times) if times else None
 
 
-def unread(folder: Path, used: Collection[Path], placed: Collection[str] = ()) -> str:
+def unread(
+    folder: Path, used: Collection[Path], placed: Collection[str] = (), why: str = ""
+) -> str:
     """Kernels and notebooks in a student's folder that no exercise took, named so that the
     batch's summary lists them (several .cu files, or one outside its exercise's folder);
     `placed`: where exercises not graded this time have their kernels (`ex2-tile-sweep/kernel.cu`),
-    not unread."""
+    not unread; `why`: the reason, where the caller knows it better."""
     left: list[str] = []
     for top, folders, files in os.walk(folder):  # links to folders are not followed
         folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
@@ -63,12 +65,13 @@ def unread(folder: Path, used: Collection[Path], placed: Collection[str] = ()) -
     if not left:
         return ""
     taken = sorted(display(str(p.relative_to(folder))) for p in used if p.is_relative_to(folder))
-    why = (
-        f"the kernel graded is {', '.join(taken)}"
-        if taken
-        else "no file is named as the exercise's stub is (kernel.cu), and which one is meant is "
-        "not guessed"
-    )
+    if taken:
+        why = f"the kernel graded is {', '.join(taken)}"
+    elif not why:
+        why = (
+            "no file is named as the exercise's stub is (kernel.cu), and which one is meant is "
+            "not guessed"
+        )
     return (
         f"; not read: {', '.join(left[:20])} ({why}: each exercise's kernel is named as its stub "
         "is, in the exercise's folder, or is the folder's only .cu file where one exercise is "

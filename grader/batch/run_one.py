@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from grader.batch.discover import Submission
+from grader.batch.student_folder import Submission
 from grader.checks.registry import plan
 from grader.errors import GraderError
 from grader.grading import Deferred, start_grading

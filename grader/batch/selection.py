@@ -8,8 +8,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.batch.discover import Submission
 from grader.batch.store import source_hash
+from grader.batch.student_folder import Submission
 from grader.bounded_read import read_bounded
 from grader.errors import GraderError
 from grader.grading import MAX_ANSWERS_BYTES

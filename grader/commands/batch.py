@@ -60,7 +60,9 @@ def run(
     out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
     console = BatchConsole()
     others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
-    found, notes = discover(submissions, chosen, out / "work", others)
+    # exercises graded into this folder before: a lone kernel is not this run's one exercise's
+    before = [e for e in _graded_before(database) if e not in {c.id for c in chosen}]
+    found, notes = discover(submissions, chosen, out / "work", others, graded_too=before)
     for note in notes:
         console.note(note)
     unknown = unknown_students(found, students)
@@ -132,3 +134,15 @@ def _not_a_batchs(out: Path, database: Path) -> str:
     if not foreign and not database.exists():
         foreign = [n for n in names if n in _OUTPUTS]
     return foreign[0] if foreign else ""
+
+
+def _graded_before(database: Path) -> list[str]:
+    """The exercises a batch's earlier runs graded into this folder (none for a new one)."""
+    if not database.exists():
+        return []
+    store = ResultStore(database)
+    try:
+        view = store.view() or {}
+        return sorted({*view.get("exercises", []), *(e for _, e in store.current_pairs())})
+    finally:
+        store.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch.discover import read_folder
 from grader.batch.run_one import grade_submission
+from grader.batch.student_folder import read_folder
 from grader.checks.registry import plan
 from grader.course import Course
 from grader.errors import EXIT_OK, GraderError

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.discover import Submission, discover
+from grader.batch.discover import discover
 from grader.batch.names import note_owner
 from grader.batch.outputs import write_nothing_graded
+from grader.batch.student_folder import Submission
 from grader.course import Exercise, load_course
 from tests.batch.exports import METADATA, WRONG, write_export
 from tests.batch.zips import GOOD, write_zip
@@ -346,7 +347,8 @@ def test_a_single_cu_file_for_several_exercises_is_not_read_and_its_student_kept
     assert notes == [
         "cat.cu: file, 0 of 2 exercise(s) found; not read: cat.cu (one kernel for 2 exercises, "
         "which one it is is not guessed: hand in a folder or zip with each kernel in its "
-        "exercise's folder, or the instructor grades it with one --exercise)"
+        "exercise's folder, or the instructor grades it with one --exercise, into an output "
+        "folder of its own)"
     ]
 
 

@@ -78,6 +78,32 @@ def test_a_run_stopped_before_it_recorded_what_it_found_keeps_its_exercises_too(
     assert header == "student,ex1,ex4,total,not graded yet" and ivy.startswith("ivy,0,0,")
 
 
+def test_a_lone_kernel_is_not_taken_for_another_exercise_graded_into_the_same_folder(
+    small_course: Path, tmp_path: Path
+) -> None:
+    submissions, out = _submissions(tmp_path / "submissions"), tmp_path / "out"
+    broken = ROOT / "solutions/ex1-non-square/wrong/syntax_error.cu"  # graded at once: 0
+    (submissions / "cat.cu").write_bytes(broken.read_bytes())
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex1")).returncode == 0
+    assert "cat,0," in (out / "gradebook.csv").read_text()  # the one exercise of that run
+    again = run_grader(_batch(small_course, submissions, out, "--exercise", "ex4", "--resume"))
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stderr.split())
+    assert "not read: cat.cu (one kernel for 2 exercises, which one it is is not guessed" in said
+    rows = (out / "gradebook.csv").read_text().splitlines()
+    assert "cat,0,,0," in rows  # its ex1 grade stands; not graded as ex4's
+    # the same in a folder: its one kernel, outside an exercise's folder
+    (submissions / "dan").mkdir()
+    (submissions / "dan" / "mine.cu").write_bytes(broken.read_bytes())
+    dan = run_grader(_batch(small_course, submissions, out, "--exercise", "ex4", "--resume"))
+    assert dan.returncode == 0, dan.stderr
+    assert (
+        "dan: folder, 0 of 1 exercise(s) found; not read: mine.cu (the output folder grades "
+        "ex1 too: a kernel outside its exercise's folder is not guessed"
+        in " ".join(dan.stderr.split())
+    )
+
+
 def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: Path) -> None:
     out = tmp_path / "out"
     store = ResultStore(out / "results.sqlite")
