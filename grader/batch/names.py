@@ -48,9 +48,10 @@ def text_key(name: str) -> str:
 
 
 def file_name(key: str) -> str:
-    """`key` itself when it is a plain, short name; otherwise its plain characters (at most 60)
-    and `~` and a hash of the whole key, so that two keys never share a file name."""
-    if _PLAIN.fullmatch(key):
+    """`key` itself when it is a plain, short, lower-case name; otherwise its plain characters
+    (at most 60) and `~` and a hash of the whole key, so that two keys never share a file name,
+    on a file system that ignores case too (`Alice` and `alice`: macOS, Windows)."""
+    if _PLAIN.fullmatch(key) and key == key.lower():
         return key
     plain = re.sub(r"[^A-Za-z0-9_.@+-]", "_", key)[:60].lstrip(".") or "student"
     digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:12]

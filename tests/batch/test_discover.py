@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.batch.discover import discover
-from grader.batch.names import note_owner
+from grader.batch.names import file_name, note_owner
 from grader.batch.outputs import write_nothing_graded
 from grader.batch.student_folder import Submission
 from grader.course import Exercise, load_course
@@ -413,6 +413,13 @@ def test_a_discovery_note_belongs_to_the_student_its_entry_is_keyed_as(
     entry: str, students: set[str], owner: str | None
 ) -> None:
     assert note_owner(entry, students) == owner
+
+
+def test_students_differing_only_by_case_never_share_a_file_name_anywhere() -> None:
+    # feedback/Alice.md and feedback/alice.md are one file on macOS and Windows
+    names = [file_name(k) for k in ("alice", "Alice", "ALICE")]
+    assert names[0] == "alice" and len({n.lower() for n in names}) == 3
+    assert names[1].startswith("Alice~") and names[2].startswith("ALICE~")
 
 
 def test_a_stray_file_beside_exercise_folders_is_not_another_exercises_kernel(
