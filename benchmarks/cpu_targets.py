@@ -5,10 +5,11 @@
   own time on the spec's cases (every launch the check makes, through the same sandboxed program,
   with nothing of the grader around it).
 - `grader validate --backend cpu`, warm cache (target 30 s; with --validate: it takes minutes).
-  Floor: the programs' own time for the files validate must grade in full (each exercise's
-  solution, and its wrong answers files, which fail only after the kernel ran every case),
-  estimated from the solution's launches on the spec's cases, divided by the cores. Stubs and
-  wrong kernels stop at their first failure (as `check -x`) and are left out of it.
+  Floor: the programs' own time for what validate must grade in full (each exercise's
+  solution), estimated from the solution's launches on the spec's cases, divided by the cores.
+  Wrong answers files run no correctness case (the solution's own item judges the kernel);
+  stubs and wrong kernels stop at their first failure (as `check -x`) unless the reason they
+  declare needs the whole grading: all are left out of the floor.
 
 Prints a table; with --write, saves it as JSON under benchmarks/results/cpu_targets.json.
 
@@ -146,13 +147,9 @@ def files_per_exercise() -> dict[str, int]:
     sys.path.insert(0, str(ROOT))
     from grader.course import load_course
 
-    # what validate must grade in full: the solution, and each wrong answers file (it fails
-    # only at the end, after the solution's kernel has run every case); a stub or a wrong
-    # kernel is graded up to its first failure, at least nothing
-    return {
-        e.id: 1 + sum(v.suffix == ".yaml" for v in e.wrong_variants)
-        for e in load_course(ROOT).exercises
-    }
+    # what validate must grade in full: the solution (a wrong answers file runs no
+    # correctness case; a stub or a wrong kernel is graded up to its first failure, at least)
+    return {e.id: 1 for e in load_course(ROOT).exercises}
 
 
 def main() -> int:
@@ -190,8 +187,7 @@ def main() -> int:
                 "seconds": round(validate_s, 1),
                 "exit": code,
                 "floor_s": round(estimate, 1),
-                "floor": "the solution's launches x the files graded in full (solution, wrong "
-                "answers files) per exercise / cores: "
+                "floor": "the solution's launches per exercise / cores: "
                 + ", ".join(f"{e} {per_file[e]:.2f} s x {counts[e]}" for e in counts),
                 "ratio": round(validate_s / estimate, 2),
                 "target_s": TARGET_VALIDATE_S,
