@@ -51,3 +51,13 @@ def test_a_spec_with_a_sweep_and_a_performance_check_plans_both(tmp_path: Path) 
     names = [p.name for p in plan(spec)]
     assert "performance" in names and "sweep timing" in names
     assert [c.key for c in checks_for(spec)][:2] == ["compile", "correctness"]
+
+
+def test_each_exercises_checks_add_up_to_its_points_to_four_decimals() -> None:
+    # Gradescope adds its tests' maxima: 18 cases of 1.6667 made ex2 100.0006
+    from grader.course import load_course
+
+    for exercise in load_course(ROOT).exercises:
+        maxima = [p.max_score for p in plan(exercise.spec)]
+        assert round(sum(maxima), 4) == exercise.points, exercise.id
+        assert all(round(m, 4) == m for m in maxima), exercise.id

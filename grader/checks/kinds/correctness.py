@@ -28,22 +28,29 @@ def correctness_cases(spec: ExerciseSpec) -> list[CorrectnessCase]:
     """Every correctness check: each case, for each build of a sweep (or the one build)."""
     cases = spec.correctness.cases
     if spec.sweep is None:
-        share = round(spec.correctness.points / len(cases), 4)
-        return [CorrectnessCase(i, case, share) for i, case in enumerate(cases)]
+        shares = _shares(spec.correctness.points, len(cases))
+        return [CorrectnessCase(i, case, shares[i]) for i, case in enumerate(cases)]
     sweep = spec.sweep
-    share = round(spec.correctness.points / (len(cases) * len(sweep.values)), 4)
+    shares = _shares(spec.correctness.points, len(cases) * len(sweep.values))
     return [
         CorrectnessCase(
             i,
             case,
-            share,
+            shares[n * len(cases) + i],
             variant=f"{sweep.define}={value}",
             defines=((sweep.define, value),),
             launch=LaunchSpec(block=(value, value), tile=(value, value)),
         )
-        for value in sweep.values
+        for n, value in enumerate(sweep.values)
         for i, case in enumerate(cases)
     ]
+
+
+def _shares(points: float, count: int) -> list[float]:
+    """`points` split over `count` checks, to 4 decimals, the last taking what rounding left,
+    so that they add up to `points` (Gradescope adds the maxima of its tests)."""
+    share = round(points / count, 4)
+    return [share] * (count - 1) + [round(points - share * (count - 1), 4)]
 
 
 class CorrectnessCheck(Check):
