@@ -41,6 +41,8 @@ class CheckKind(_Word):
     SAFETY = "safety"
 
 
+DESELECTED = "not run: deselected by -k"
+"""How the message of a check that -k left out begins."""
 NEEDS_GPU = "needs a GPU"
 """How the message of a check skipped for want of a GPU begins: its points are not graded
 where it ran (a CPU batch, Gradescope), not lost."""

@@ -280,6 +280,9 @@ def test_k_runs_only_the_checks_it_selects_and_names_the_rest_deselected(
     others = [c for n, c in checks.items() if n not in ("compile", "correctness square 64")]
     assert others and all(c["status"] == "skipped" for c in others)
     assert {c["message"] for c in others} == {"not run: deselected by -k 'square and not 1024'"}
+    # a part of the grading passing is not the exercise passing
+    table = run_grader([*args[:-1], "--file", kernel, "-k", "square and not 1024"])
+    assert "PASSED (the checks -k selected)" in table.stdout, table.stdout
     bad = run_grader([*args, "--file", kernel, "-k", "square and"])
     assert bad.returncode == 2 and bad.stderr.startswith("grader: error: -k 'square and'")
     none = run_grader([*args, "--file", kernel, "-k", "nomatch"])

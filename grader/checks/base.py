@@ -18,7 +18,7 @@ from grader.backends.base import Backend
 from grader.events import Event, ResultEvent, StartEvent
 from grader.job import Job
 from grader.program_cache import cache_dir
-from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
+from grader.results import DESELECTED, CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.selection import Matcher, parse_selection
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
@@ -98,7 +98,7 @@ class Context:
 
     def deselected(self, planned: PlannedCheck) -> CheckResult:
         """The result of a check -k left out."""
-        why = f"not run: deselected by -k {self.job.selection!r}"
+        why = f"{DESELECTED} {self.job.selection!r}"
         return CheckResult(
             planned.name, planned.kind, CheckStatus.SKIPPED, 0.0, planned.max_score, why
         )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from grader.results import DESELECTED
+
 STYLE = {
     "passed": "bold green",
     "failed": "bold red",
@@ -41,5 +45,9 @@ def total_points(score: float, max_score: float, pending: float, needs_gpu: floa
     return f"{total} ({', '.join(waiting)})" if waiting else total
 
 
-def verdict(passed: bool) -> str:
-    return "PASSED" if passed else "FAILED"
+def verdict(passed: bool, messages: Iterable[str] = ()) -> str:
+    """PASSED or FAILED; of the checks -k selected only, where some of `messages` (the checks')
+    say -k left them out: a part of the grading passing is not the exercise passing."""
+    word = "PASSED" if passed else "FAILED"
+    partial = any(m.startswith(DESELECTED) for m in messages)
+    return f"{word} (the checks -k selected)" if partial else word

@@ -74,7 +74,10 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
 
 def _summary(report: Report) -> Text:
     summary = Text.assemble(
-        (verdict(report.passed), STYLE["passed" if report.passed else "failed"]),
+        (
+            verdict(report.passed, (c.message for c in report.checks)),
+            STYLE["passed" if report.passed else "failed"],
+        ),
         f"  {total_points(report.score, report.max_score, report.pending, report.needs_gpu)}",
     )
     skipped = sum(1 for c in report.checks if c.status == "skipped")
@@ -118,7 +121,7 @@ def print_summary_of_all(reports: list[Report], console: Console) -> None:
         status = "passed" if report.passed else "failed"
         table.add_row(
             Text(f"{report.exercise}: {report.title}"),
-            Text(verdict(report.passed), style=STYLE[status]),
+            Text(verdict(report.passed, (c.message for c in report.checks)), style=STYLE[status]),
             total_points(report.score, report.max_score, report.pending, report.needs_gpu),
             Text(report.source),
         )
