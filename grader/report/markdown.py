@@ -9,8 +9,14 @@ from collections.abc import Sequence
 from grader.report.marks import MARK, check_points, total_points, verdict
 from grader.report.profile import profile_markdown
 from grader.report.sweep import sweep_markdown
-from grader.results import REVIEWED, Report
+from grader.results import REFUSED, REVIEWED, CheckResult, Report
 from grader.text_bounds import markdown_code_block, markdown_code_span, markdown_text
+
+
+def _mark(check: CheckResult) -> str:
+    """A check's result in words; a hand-in refused unread (a broken zip, a link) is no
+    compile failure: nothing was compiled."""
+    return "REFUSED (nothing compiled)" if REFUSED in check.symptoms else MARK[check.status]
 
 
 def render_markdown(report: Report) -> str:
@@ -27,15 +33,14 @@ def render_markdown(report: Report) -> str:
         "|---|---|---|",
     ]
     lines += [
-        f"| {markdown_text(c.name)} | {MARK[c.status]} "
-        f"| {check_points(c.score, c.max_score, c.status)} |"
+        f"| {markdown_text(c.name)} | {_mark(c)} | {check_points(c.score, c.max_score, c.status)} |"
         for c in report.checks
     ]
     for check in report.checks:
         if check.status != "passed" or REVIEWED in check.symptoms:
             lines += [
                 "",
-                f"## {markdown_text(check.name)}: {MARK[check.status]}",
+                f"## {markdown_text(check.name)}: {_mark(check)}",
                 "",
                 *markdown_code_block(check.message),
             ]

@@ -34,6 +34,8 @@ def test_an_exercise_dropped_from_a_resubmission_loses_its_earlier_result(
         "missing, 2 refused" in planned
     )
     assert "ivy,0" in (out / "gradebook.csv").read_text()
+    refused = (out / "feedback" / "ivy.md").read_text()  # nothing was compiled: no compile FAIL
+    assert "## compile: REFUSED (nothing compiled)" in refused and "compile: FAIL" not in refused
     (submissions / "ivy" / "kernel.cu").unlink()  # ivy hands in again, without ex4
 
     again = run_grader(_batch(small_course, submissions, out, "--resume"))
