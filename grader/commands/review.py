@@ -89,7 +89,8 @@ def run(
         elif not status:
             _at_the_terminal(store, answers, done, rubrics, who, again)
         now = store.reviews()
-        counts = _counts(answers, now, chosen)
+        # the whole batch's, also where --student picked whom to review now
+        counts = _counts(_answers(written, chosen, (), out), now, chosen)
         # the outputs change only where a review did (not after a `q` that recorded nothing)
         changed = not status and now != done
         rewritten = changed and rewrite_outputs(out, course, store)

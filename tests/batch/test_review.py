@@ -117,7 +117,9 @@ def test_the_gradebook_and_feedback_show_reviews_and_pending_ones(tmp_path: Path
     out = tmp_path / "out"
     _batch(out, {"alice": "A, B and C fit in L2.", "bob": "Tiling helps."})
     reviewing = ["review", str(out), "--student", "alice", "--reviewer", "Tom Ta"]
-    assert run_grader(reviewing, typed="1\n\n").returncode == 0
+    reviewed = run_grader(reviewing, typed="1\n\n")
+    assert reviewed.returncode == 0
+    assert "ex3: 1 reviewed, 1 pending" in reviewed.stdout  # the batch's, bob's too
     target = tmp_path / "term.csv"
     done = run_grader(["gradebook", str(out), "--to", str(target)])
     assert done.returncode == 0, done.stderr
