@@ -85,9 +85,11 @@ def select_work(
     for submission in found:
         wanted = _wanted(submission, students)
         if submission.kernel is None and submission.error is None:
-            # missing and refused hand-ins are the batch's, whoever this run grades
+            # missing and refused hand-ins are the batch's, whoever this run grades; an earlier
+            # result is set aside only for those it grades (--student alice leaves bob's alone)
             work.missing.append(f"{submission.student}: {submission.exercise.id}")
-            work.absent.append((submission.student, submission.exercise.id))
+            if wanted:
+                work.absent.append((submission.student, submission.exercise.id))
             continue
         submission, digest = _digest(submission)
         if submission.error is not None:

@@ -40,8 +40,15 @@ def run(
     gpus: Sequence[str] = (),
     unsafe_no_sandbox: bool = False,
 ) -> int:
-    chosen = [course.find(k) for k in exercises] if exercises else list(course.exercises)
     database = out / "results.sqlite"
+    # without --exercise: a folder's earlier runs' exercises (re-grading one student of an ex2
+    # batch grades ex2), else every exercise of the course
+    before = _graded_before(database)
+    chosen = (
+        [course.find(k) for k in exercises]
+        if exercises
+        else [e for e in course.exercises if e.id in before] or list(course.exercises)
+    )
     if database.exists() and not resume and not students:
         raise GraderError(
             f"{database} exists: pass --resume to carry on, or --student NAME to re-grade one"
@@ -61,8 +68,8 @@ def run(
     console = BatchConsole()
     others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
     # exercises graded into this folder before: a lone kernel is not this run's one exercise's
-    before = [e for e in _graded_before(database) if e not in {c.id for c in chosen}]
-    found, notes = discover(submissions, chosen, out / "work", others, graded_too=before)
+    graded_too = [e for e in before if e not in {c.id for c in chosen}]
+    found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
     for note in notes:
         console.note(note)
     unknown = unknown_students(found, students)

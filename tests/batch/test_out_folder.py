@@ -104,6 +104,28 @@ def test_a_lone_kernel_is_not_taken_for_another_exercise_graded_into_the_same_fo
     )
 
 
+def test_re_grading_one_student_keeps_the_folders_exercises_and_everyone_elses_grades(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # found by the sixth walk: --student without --exercise graded every exercise, took no lone
+    # kernel, and set aside every student's results
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    broken = ROOT / "solutions/ex1-non-square/wrong/syntax_error.cu"  # graded at once: 0
+    for student in ("cat", "dog"):
+        (submissions / f"{student}.cu").write_bytes(broken.read_bytes())
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex2")).returncode == 0
+    before = (out / "gradebook.csv").read_text()
+    assert before.splitlines()[:3] == [
+        "student,ex2,total,not graded yet", "cat,0,0,", "dog,0,0,"
+    ]  # fmt: skip
+    again = run_grader(_batch(small_course, submissions, out, "--student", "cat"))
+    assert again.returncode == 0, again.stderr
+    assert "set aside" not in again.stderr and "not read" not in again.stderr
+    assert (out / "gradebook.csv").read_text() == before
+    assert not (out / "feedback" / "dog.md").read_text().startswith("# Nothing graded")
+
+
 def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: Path) -> None:
     out = tmp_path / "out"
     store = ResultStore(out / "results.sqlite")

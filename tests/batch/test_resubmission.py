@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import run_grader
+from grader.batch.selection import select_work
+from grader.batch.student_folder import Submission
+from grader.course import load_course
+from tests.conftest import ROOT, run_grader
 
 
 def _batch(course: Path, submissions: Path, out: Path, *extra: str) -> list[str]:
@@ -61,3 +64,16 @@ def test_an_exercise_dropped_from_a_resubmission_loses_its_earlier_result(
     assert back.returncode == 0, back.stderr
     assert "ivy,0" in (out / "gradebook.csv").read_text()
     assert not (out / "feedback" / "ivy.md").read_text().startswith("# Nothing graded")
+
+
+def test_re_grading_one_student_sets_aside_nothing_of_anyone_else(tmp_path: Path) -> None:
+    ex4 = load_course(ROOT).find("ex4")
+    kernel = tmp_path / "kernel.cu"
+    kernel.write_text("// mine\n")
+    found = [
+        Submission("cat", ex4, kernel, None, "folder"),
+        Submission("dog", ex4, None, None, "folder"),  # dropped ex4 since the last run
+    ]
+    assert select_work(found, ["cat"], set()).absent == []
+    assert select_work(found, [], set()).absent == [("dog", "ex4")]
+    assert select_work(found, ["cat"], set()).missing == ["dog: ex4"]  # the batch's, still
