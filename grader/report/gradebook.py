@@ -94,14 +94,16 @@ def performance_scores(
     roster = roster or {}
     points: dict[tuple[str, str], float] = {}
     handed_in: set[tuple[str, str]] = set()
+    timed: set[str] = set()  # exercises graded on a GPU
     for result in results:
         handed_in.add((result.student, result.exercise))
         names = gpu_checks.get(result.exercise, ())
         report = Report.from_json(result.report)
+        if report.device.backend == "gpu":
+            timed.add(result.exercise)
         on_gpu = [c for c in report.checks if c.name in names]
         if on_gpu and not any(c.needs_a_gpu for c in on_gpu):
             points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
-    timed = {exercise for _, exercise in points}
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for student, member in person_rows(students, roster):

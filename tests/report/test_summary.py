@@ -93,10 +93,18 @@ def test_points_that_need_a_gpu_are_listed_as_not_graded_yet_and_left_out_of_gpu
     _, rows = gradebook(["ann"], ["ex3"], [cpu])
     assert rows == [["ann", "10", "10", "ex3: 14 need a GPU, 10 pending review"]]
     gpu_checks = {"ex3": {"answers roofline"}}
-    # graded without a GPU: blank, also for nothing handed in (bob)
-    assert performance_scores(["ann", "bob"], ["ex3"], [cpu], gpu_checks)[1] == [
+    # graded without a GPU: blank, also for nothing handed in (bob); a kernel that did not
+    # compile scores 0 there, known without a GPU (cy)
+    failed = [
+        CheckResult("compile", "compile", "failed", 0, 10, "kernel.cu:3: error"),
+        CheckResult("answers roofline", "answers", "skipped", 0, 14, "not run: no compile"),
+    ]
+    broken = Report("ex3", "T", "k.cu", 1, DeviceInfo("cpu", "CPU"), failed)
+    cy = _Stored("cy", "ex3", broken.score, broken.max_score, broken.to_json())
+    assert performance_scores(["ann", "bob", "cy"], ["ex3"], [cpu, cy], gpu_checks)[1] == [
         ["ann", ""],
         ["bob", ""],
+        ["cy", "0"],
     ]
     assert report.to_json()["needs_gpu"] == 14 and report.to_json()["pending"] == 10
     text = render_summary([cpu], [])
