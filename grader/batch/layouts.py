@@ -69,11 +69,14 @@ def unread(
         why = f"the kernel graded is {', '.join(taken)}"
     elif not why:
         why = (
-            "no file is named as the exercise's stub is (kernel.cu), and which one is meant is "
-            "not guessed"
+            "not where a kernel is looked for: named as the exercise's stub is (kernel.cu), in "
+            "the exercise's folder at the top of the hand-in (or of the one folder holding it "
+            "all), or the only .cu file there where one exercise is graded; which one is meant "
+            "is not guessed"
         )
-    return (
-        f"; not read: {', '.join(left[:20])} ({why}: each exercise's kernel is named as its stub "
-        "is, in the exercise's folder, or is the folder's only .cu file where one exercise is "
-        "graded)"
-    )
+    if taken:
+        why += (
+            ": each exercise's kernel is named as its stub is, in the exercise's folder, or is "
+            "the folder's only .cu file where one exercise is graded"
+        )
+    return f"; not read: {', '.join(left[:20])} ({why})"

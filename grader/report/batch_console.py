@@ -26,9 +26,9 @@ class BatchConsole:
     def plan(self, todo: int, to_refuse: int, jobs: int, missing: int, refused: int) -> None:
         """What this run does (`todo` gradings, of which `to_refuse` refused hand-ins recorded
         with 0 points, nothing run), and what the whole batch misses and refuses."""
-        what = f"{todo - to_refuse} grading(s) to run, {jobs} at a time"
+        what = f"{todo} grading(s): {todo - to_refuse} to run, {jobs} at a time"
         if to_refuse:
-            what += f", {to_refuse} refused hand-in(s) to record with 0 points"
+            what += f"; {to_refuse} refused hand-in(s), recorded with 0 points"
         self.console.print(
             f"{what}; in the whole batch: {missing} missing, {refused} refused (0 points, "
             "nothing run; counted per exercise; see summary.md)"

@@ -68,8 +68,9 @@ def results_json(
         for check in report.checks
         if "student_gflops" in check.figures
     ]
-    devices = ", ".join(sorted({str(r.device) for r in reports}))
-    output = f"Graded on {devices}" if reports else "Nothing was graded"
+    # a hand-in refused unread ran on nothing: it is no device to name
+    devices = ", ".join(sorted({str(r.device) for r in reports if r.device.backend != "none"}))
+    output = f"Graded on {devices}" if devices else "Nothing was graded"
     if missing:
         output += f"; nothing found for {', '.join(missing)}"
     result: dict[str, Any] = {
@@ -95,6 +96,8 @@ def instructor_lines(reports: Sequence[Report]) -> list[str]:
     return [
         f"{r.exercise}: seed {r.seed} on {r.device}; reproduce with "
         f"grader check {r.exercise} --seed {r.seed} --file <the submission's kernel>"
+        if r.device.backend != "none"
+        else f"{r.exercise}: not graded: {r.checks[0].message if r.checks else 'nothing to grade'}"
         for r in reports
     ]
 

@@ -352,6 +352,20 @@ def test_a_single_cu_file_for_several_exercises_is_not_read_and_its_student_kept
     ]
 
 
+def test_a_kernel_too_deep_to_be_looked_for_is_named_with_where_kernels_go(
+    tmp_path: Path,
+) -> None:
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    (root / "eli" / "a" / "ex1-non-square").mkdir(parents=True)
+    (root / "eli" / "a" / "ex1-non-square" / "kernel.cu").write_bytes(GOOD)
+    (root / "eli" / "b").mkdir()  # a second folder at the top: not one folder holding it all
+    (root / "eli" / "b" / "notes.txt").write_text("notes\n")
+    _found, [note] = discover(root, [course.find("ex1")], tmp_path / "work")
+    assert note.startswith("eli: folder, 0 of 1 exercise(s) found; not read: ")
+    assert "(not where a kernel is looked for: named as the exercise's stub is" in note
+
+
 def test_a_notebook_that_cannot_be_read_is_refused_as_a_broken_zip_is(tmp_path: Path) -> None:
     course = load_course(ROOT)
     root = tmp_path / "submissions"

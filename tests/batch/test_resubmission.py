@@ -31,9 +31,9 @@ def test_an_exercise_dropped_from_a_resubmission_loses_its_earlier_result(
     first = run_grader(_batch(small_course, submissions, out))
     assert first.returncode == 0, first.stderr
     planned = " ".join(first.stderr.split())
-    assert "0 grading(s) to run, " in planned
+    assert "2 grading(s): 0 to run, " in planned  # as the progress bar counts them
     assert (
-        "at a time, 2 refused hand-in(s) to record with 0 points; in the whole batch: 0 "
+        "at a time; 2 refused hand-in(s), recorded with 0 points; in the whole batch: 0 "
         "missing, 2 refused" in planned
     )
     assert "ivy,0" in (out / "gradebook.csv").read_text()

@@ -57,3 +57,12 @@ def test_a_check_graded_on_a_gpu_shows_the_same_way_whatever_happened_to_it_here
     assert timing["name"] == "ex4: performance (graded separately)" and "status" not in timing
     assert (timing["score"], timing["max_score"]) == (0.0, 0.0)
     assert timing["output"] == f"{SEPARATELY}\n\nHere: not timed: fails first"
+
+
+def test_a_hand_in_refused_unread_names_no_device_and_says_why_in_the_log() -> None:
+    refused = CheckResult("compile", "compile", "failed", 0, 10, "work.ipynb: not a notebook")
+    report = Report(
+        "ex4", "T", "work.ipynb", 0, DeviceInfo("none", "nothing to compile"), [refused]
+    )
+    assert results_json([report])["output"] == "Nothing was graded"
+    assert instructor_lines([report]) == ["ex4: not graded: work.ipynb: not a notebook"]
