@@ -39,10 +39,13 @@ def write_feedback(
     results: Sequence[StoredResult],
     students: Sequence[str] = (),
     missing: Sequence[str] = (),
+    said: Sequence[str] = (),
 ) -> None:
     """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name), for
     the students named or every one; the Markdown ends by naming the exercises of the batch that
-    the student handed nothing in for (`missing`: 'student: exercise')."""
+    the student handed nothing in for (`missing`: 'student: exercise'), with what the batch said
+    of their hand-in (`said`: discovery's notes, 'entry: ...')."""
+    notes = notes_by_student([r.student for r in results], said)
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
@@ -51,21 +54,37 @@ def write_feedback(
     for student, mine in by_student.items():
         reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)
-        text = feedback_markdown(reports) + _not_found(student, missing)
+        text = feedback_markdown(reports) + _not_found(student, missing, notes.get(student, []))
         (folder / f"{name}.md").write_text(text)
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 
-def _not_found(student: str, missing: Sequence[str]) -> str:
-    """The section naming the exercises the student handed nothing in for ('' where none)."""
+def _not_found(student: str, missing: Sequence[str], notes: Sequence[str] = ()) -> str:
+    """The section naming the exercises the student handed nothing in for, and what the batch
+    said of their hand-in ('' where nothing is missing)."""
     absent = [m.rsplit(": ", 1)[1] for m in missing if m.rsplit(": ", 1)[0] == student]
     if not absent:
         return ""
-    return (
+    text = (
         f"\n# Not found: {', '.join(absent)}\n\nThe batch found nothing of yours for "
         f"{', '.join(absent)}: each kernel goes in its exercise's folder, named as the "
         "stub is (kernel.cu), or in a notebook cell marked for the exercise.\n"
     )
+    if notes:
+        text += "\nWhat the batch found:\n\n" + "".join(f"- {note}\n" for note in notes)
+    return text
+
+
+def notes_by_student(students: Sequence[str], said: Sequence[str]) -> dict[str, list[str]]:
+    """Discovery's notes ('entry: ...'), each under the student whose entry it names."""
+    shown = {display(s): s for s in students}
+    mine: dict[str, list[str]] = {}
+    for note in said:
+        entry, _, what = note.partition(": ")
+        owner = note_owner(entry, set(shown))
+        if owner is not None:
+            mine.setdefault(shown[owner], []).append(what)
+    return mine
 
 
 def write_nothing_graded(
@@ -81,13 +100,7 @@ def write_nothing_graded(
     (`said`: its notes, 'entry: ...'), in place of any earlier feedback, which no longer holds;
     with `html`, as a page too."""
     graded = {r.student for r in results}
-    shown = {display(s): s for s in students}
-    mine: dict[str, list[str]] = {}
-    for note in said:
-        entry, _, what = note.partition(": ")
-        owner = note_owner(entry, set(shown))
-        if owner is not None:
-            mine.setdefault(shown[owner], []).append(what)
+    mine = notes_by_student(students, said)
     for student in sorted(set(students) - graded):
         name = file_name(student)
         notes = mine.get(student, [])
@@ -106,10 +119,12 @@ def write_feedback_html(
     results: Sequence[StoredResult],
     students: Sequence[str] = (),
     missing: Sequence[str] = (),
+    said: Sequence[str] = (),
 ) -> list[Path]:
     """feedback/<student>.html for each student with results (those named, or every one): each
     page from that student's own results, without the seed, and the exercises `missing` for
-    them; returns the pages written."""
+    them with what the batch `said` of their hand-in; returns the pages written."""
+    notes = notes_by_student([r.student for r in results], said)
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
     for result in results:
@@ -119,7 +134,8 @@ def write_feedback_html(
     for student, mine in sorted(by_student.items()):
         reports = [Report.from_json(r.report).for_student() for r in mine]
         page = folder / f"{file_name(student)}.html"
-        page.write_text(feedback_html(student, reports, _not_found(student, missing)))
+        more = _not_found(student, missing, notes.get(student, []))
+        page.write_text(feedback_html(student, reports, more))
         written.append(page)
     return written
 

@@ -53,10 +53,10 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
     feedback = out / "feedback"
     pages = any(feedback.glob("*.html"))  # `grader feedback` wrote pages: none goes stale
-    write_feedback(feedback, results, missing=view.missing)
+    write_feedback(feedback, results, missing=view.missing, said=view.notes)
     write_nothing_graded(feedback, view.students, results, view.notes, html=pages)
     if pages:
-        write_feedback_html(feedback, results, missing=view.missing)
+        write_feedback_html(feedback, results, missing=view.missing, said=view.notes)
     baselines = [line for gpu in view.gpus for line in baseline_drift(lane_dir(out, gpu))]
     write_summary(out / "summary.md", results, view.missing, baselines, view.refused, view.skipped)
     write_performance_scores(out / "performance_scores.csv", view.students, chosen, results, roster)

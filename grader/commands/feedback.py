@@ -30,9 +30,9 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
         raise GraderError(f"{out}: no student {', '.join(unknown)} in this batch")
     chosen = list(students) or everyone
     folder = out / "feedback"
-    write_feedback(folder, results, chosen, view.missing)
+    write_feedback(folder, results, chosen, view.missing, view.notes)
     write_nothing_graded(folder, chosen, results, view.notes, html=True)
-    write_feedback_html(folder, results, chosen, view.missing)
+    write_feedback_html(folder, results, chosen, view.missing, view.notes)
     print(f"feedback: {len(chosen)} student(s), Markdown, JSON and HTML, in {folder}")
     pending = sum(
         1

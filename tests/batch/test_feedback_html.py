@@ -63,7 +63,10 @@ def test_feedback_writes_what_the_batch_wrote_for_missing_and_nothing_graded(
             "students": ["alice", "cat"],
             "exercises": ["ex1", "ex4"],
             "missing": ["alice: ex1", "cat: ex1", "cat: ex4"],
-            "notes": ["alice: folder, 1 of 2 exercise(s) found", "cat.cu: not read: one kernel"],
+            "notes": [
+                "alice: folder, 1 of 2 exercise(s) found; not read: extra.cu (why)",
+                "cat.cu: not read: one kernel",
+            ],
         }
     )
     store.close()
@@ -71,8 +74,10 @@ def test_feedback_writes_what_the_batch_wrote_for_missing_and_nothing_graded(
     assert done.returncode == 0, done.stderr
     assert "feedback: 2 student(s)" in done.stdout
     feedback = out / "feedback"
-    assert "# Not found: ex1" in (feedback / "alice.md").read_text()
-    assert "Not found: ex1" in (feedback / "alice.html").read_text()
+    for name in ("alice.md", "alice.html"):  # what was missing, and what was not read, and why
+        text = (feedback / name).read_text()
+        assert "Not found: ex1" in text and "not read: extra.cu (why)" in text, name
+        assert "one kernel" not in text  # cat's
     for name in ("cat.md", "cat.html"):
         text = (feedback / name).read_text()
         assert "Nothing graded" in text and "not read: one kernel" in text, name
