@@ -24,7 +24,7 @@ SEPARATELY = (
 def _test(report: Report, check: CheckResult, on_gpu: Collection[str]) -> dict[str, Any]:
     # every check graded on a GPU shows the same way, whatever happened to it here: a kernel
     # that failed correctness is not timed (0 on a GPU too), and says so below the common text
-    gpu_only = check.needs_a_gpu or check.name in on_gpu
+    gpu_only = check.needs_a_gpu or (check.name in on_gpu and report.device.backend != "gpu")
     pending = check.status == "pending"
     said = "" if check.needs_a_gpu or not gpu_only else f"\n\nHere: {check.message}"
     test: dict[str, Any] = {

@@ -66,3 +66,10 @@ def test_a_hand_in_refused_unread_names_no_device_and_says_why_in_the_log() -> N
     )
     assert results_json([report])["output"] == "Nothing was graded"
     assert instructor_lines([report]) == ["ex4: not graded: work.ipynb: not a notebook"]
+
+
+def test_on_a_gpu_the_checks_graded_there_count_as_any_other() -> None:
+    timed = CheckResult("performance", "performance", "passed", 20, 20, "1.89x")
+    report = Report("ex4", "T", "kernel.cu", 9, DeviceInfo("gpu", "NVIDIA H200"), [timed])
+    [test] = results_json([report], on_gpu={"ex4": {"performance"}})["tests"]
+    assert (test["score"], test["max_score"], test["status"]) == (20, 20, "passed")
