@@ -81,6 +81,13 @@ def run(
     lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
     jobs = jobs or default_jobs(lanes)
     store = ResultStore(database)
+    # the run's exercises, recorded before it grades: a run killed before it records what it
+    # found (its view) is resumed, without --exercise, with the same exercises
+    earlier_view = store.view() or {}
+    planned = {*earlier_view.get("exercises", []), *(c.id for c in chosen)}
+    store.record_view(
+        {**earlier_view, "exercises": [e.id for e in course.exercises if e.id in planned]}
+    )
     secret = load_or_create(out)
     work = select_work(found, students, store.graded())
     store.record_submitters({s.student: s.submitters for s in found if s.submitters})

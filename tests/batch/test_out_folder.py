@@ -4,8 +4,13 @@ term's gradebook is never written over a batch's own files."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from grader.batch.store import ResultStore
@@ -124,6 +129,48 @@ def test_re_grading_one_student_keeps_the_folders_exercises_and_everyone_elses_g
     assert "set aside" not in again.stderr and "not read" not in again.stderr
     assert (out / "gradebook.csv").read_text() == before
     assert not (out / "feedback" / "dog.md").read_text().startswith("# Nothing graded")
+
+
+def test_a_run_of_every_exercise_killed_early_resumes_every_exercise(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # without --exercise, a resumed folder grades its own exercises: those of the killed run,
+    # recorded before it graded anything, not only those it had results for
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    for student in ("ann", "bob"):
+        for exercise in ("ex1-non-square", "ex4-register-tiling"):
+            (submissions / student / exercise).mkdir(parents=True)
+            solution = small_course / "solutions" / exercise / "kernel.cu"
+            (submissions / student / exercise / "kernel.cu").write_bytes(solution.read_bytes())
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        *_batch(small_course, submissions, out, "--jobs", "1"),
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _results(out / "results.sqlite") < 1:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert 1 <= _results(out / "results.sqlite") < 4  # killed part-way
+    again = run_grader(_batch(small_course, submissions, out, "--jobs", "1", "--resume"))
+    assert again.returncode == 0, again.stderr
+    header, *rows = (out / "gradebook.csv").read_text().splitlines()
+    assert header == "student,ex1,ex2,ex3,ex4,total,not graded yet"
+    assert [r.split(",")[:5] for r in rows] == [
+        ["ann", "100", "", "", "80"],
+        ["bob", "100", "", "", "80"],
+    ]
+
+
+def _results(database: Path) -> int:
+    # the file exists a moment before its table does
+    with contextlib.suppress(sqlite3.OperationalError), sqlite3.connect(database) as db:
+        return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    return 0
 
 
 def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: Path) -> None:
