@@ -127,7 +127,7 @@ def _from_file(
     if entry.suffix == ".cu" and (len(exercises) != 1 or graded_too):
         # not graded, and no result recorded: how the batch was run, not the student, decides
         # that it cannot be read (a batch of one --exercise reads it); listed as not read
-        mine = [Submission(student, e, None, None, "file") for e in exercises]
+        mine = [Submission(student, e, None, None, "file", unread=True) for e in exercises]
         count = len(exercises) + len(graded_too)
         why = (
             f"one kernel for {count} exercises, which one it is is not guessed: hand in "

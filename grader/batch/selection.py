@@ -88,7 +88,7 @@ def select_work(
             # missing and refused hand-ins are the batch's, whoever this run grades; an earlier
             # result is set aside only for those it grades (--student alice leaves bob's alone)
             work.missing.append(f"{submission.student}: {submission.exercise.id}")
-            if wanted:
+            if wanted and not submission.unread:  # a kernel not read may be this one's
                 work.absent.append((submission.student, submission.exercise.id))
             continue
         submission, digest = _digest(submission)

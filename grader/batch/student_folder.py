@@ -4,7 +4,7 @@ found there and what was not read, and why."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.kernel_files import find_kernel
@@ -38,6 +38,10 @@ class Submission:
     time_source: str = ""
     """`export` (the platform's record) or `files` (modification times, which a download or a
     copy may have reset: the gradebook uses them only when told to)."""
+    unread: bool = False
+    """Nothing found for the exercise, but the hand-in holds a kernel that was not read (which
+    exercise it is for is not guessed): not proof that the exercise was dropped, so an earlier
+    result of it is not set aside."""
 
 
 def read_folder(
@@ -58,7 +62,10 @@ def read_folder(
         if graded_too and len(exercises) == 1
         else ""
     )
-    return mine, found_note(layout, mine, exercises) + unread(folder, kernels_of(mine), placed, why)
+    left = unread(folder, kernels_of(mine), placed, why)
+    if left:
+        mine = [replace(s, unread=True) if s.kernel is None else s for s in mine]
+    return mine, found_note(layout, mine, exercises) + left
 
 
 def kernels_of(mine: list[Submission]) -> set[Path]:

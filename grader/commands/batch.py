@@ -44,6 +44,14 @@ def run(
     # without --exercise: a folder's earlier runs' exercises (re-grading one student of an ex2
     # batch grades ex2), else every exercise of the course
     before = _graded_before(database)
+    new = [e for e in dict.fromkeys(exercises) if before and course.find(e).id not in before]
+    if students and new:
+        # a new exercise is the whole batch's: every other student would be missing it
+        raise GraderError(
+            f"--student re-grades in the exercises {out} grades ({', '.join(before)}); "
+            f"{', '.join(new)} is not one: grade it for everyone (--exercise {new[0]} --resume) "
+            "or into another folder; nothing was graded"
+        )
     chosen = (
         [course.find(k) for k in exercises]
         if exercises

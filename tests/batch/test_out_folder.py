@@ -97,6 +97,20 @@ def test_a_lone_kernel_is_not_taken_for_another_exercise_graded_into_the_same_fo
     assert "not read: cat.cu (one kernel for 2 exercises, which one it is is not guessed" in said
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert "cat,0,,0," in rows  # its ex1 grade stands; not graded as ex4's
+    # a later plain --resume (the folder's ex1 and ex4) reads it for neither, and sets nothing
+    # aside: a kernel not read is no proof that ex1 was dropped (found by a red-team pass)
+    plain = run_grader(_batch(small_course, submissions, out, "--resume"))
+    assert plain.returncode == 0, plain.stderr
+    assert "set aside" not in plain.stderr
+    assert "cat,0,,0," in (out / "gradebook.csv").read_text().splitlines()
+    # --student cannot add an exercise to the folder: everyone else would be missing it
+    before = (out / "gradebook.csv").read_text()
+    one = run_grader(
+        _batch(small_course, submissions, out, "--student", "cat", "--exercise", "ex2")
+    )
+    assert one.returncode == 2 and "Traceback" not in one.stderr
+    assert "--student re-grades in the exercises" in one.stderr and "ex2 is not one" in one.stderr
+    assert (out / "gradebook.csv").read_text() == before
     # the same in a folder: its one kernel, outside an exercise's folder
     (submissions / "dan").mkdir()
     (submissions / "dan" / "mine.cu").write_bytes(broken.read_bytes())
