@@ -111,15 +111,16 @@ def run(
     skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
     ids, earlier = {e.id for e in chosen}, store.view() or {}
     # an earlier run stopped before it recorded its view still has its results' exercises
-    graded = {exercise for _, exercise in store.current_pairs()}
+    current = set(store.current_pairs())
+    graded = {exercise for _, exercise in current}
     view = BatchView(
         students=sorted({s.student for s in found}),
         # a run of other exercises (--resume, --student) keeps those graded before
         exercises=[
             e.id for e in course.exercises if e.id in {*ids, *graded, *earlier.get("exercises", [])}
         ],
-        missing=[
-            *work.missing,
+        missing=[  # not one with a result that stands (a kernel not read sets nothing aside)
+            *(m for m in work.missing if tuple(m.rsplit(": ", 1)) not in current),
             *(m for m in earlier.get("missing", []) if m.rsplit(": ", 1)[-1] not in ids),
         ],
         refused=work.refused,

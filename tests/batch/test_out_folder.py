@@ -103,6 +103,7 @@ def test_a_lone_kernel_is_not_taken_for_another_exercise_graded_into_the_same_fo
     assert plain.returncode == 0, plain.stderr
     assert "set aside" not in plain.stderr
     assert "cat,0,,0," in (out / "gradebook.csv").read_text().splitlines()
+    assert "- cat: ex1" not in (out / "summary.md").read_text()  # its result stands
     # --student cannot add an exercise to the folder: everyone else would be missing it
     before = (out / "gradebook.csv").read_text()
     one = run_grader(
