@@ -38,12 +38,12 @@ def write_feedback(
     folder: Path,
     results: Sequence[StoredResult],
     students: Sequence[str] = (),
-    missing: Sequence[str] = (),
+    missing: Sequence[tuple[str, str]] = (),
     said: Sequence[str] = (),
 ) -> None:
     """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name), for
     the students named or every one; the Markdown ends by naming the exercises of the batch that
-    the student handed nothing in for (`missing`: 'student: exercise'), with what the batch said
+    the student handed nothing in for (`missing`: (student, exercise)), with what the batch said
     of their hand-in (`said`: discovery's notes, 'entry: ...')."""
     notes = notes_by_student([r.student for r in results], said)
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,10 +59,10 @@ def write_feedback(
         (folder / f"{name}.json").write_text(feedback_json(reports))
 
 
-def _not_found(student: str, missing: Sequence[str], notes: Sequence[str] = ()) -> str:
+def _not_found(student: str, missing: Sequence[tuple[str, str]], notes: Sequence[str] = ()) -> str:
     """The section naming the exercises the student handed nothing in for, and what the batch
     said of their hand-in ('' where nothing is missing)."""
-    absent = [m.rsplit(": ", 1)[1] for m in missing if m.rsplit(": ", 1)[0] == student]
+    absent = [exercise for who, exercise in missing if who == student]
     if not absent:
         return ""
     text = (
@@ -118,7 +118,7 @@ def write_feedback_html(
     folder: Path,
     results: Sequence[StoredResult],
     students: Sequence[str] = (),
-    missing: Sequence[str] = (),
+    missing: Sequence[tuple[str, str]] = (),
     said: Sequence[str] = (),
 ) -> list[Path]:
     """feedback/<student>.html for each student with results (those named, or every one): each
@@ -143,13 +143,14 @@ def write_feedback_html(
 def write_summary(
     path: Path,
     results: Sequence[StoredResult],
-    missing: Sequence[str],
+    missing: Sequence[tuple[str, str]],
     baselines: Sequence[str] = (),
     refused: Sequence[str] = (),
     skipped: Sequence[str] = (),
 ) -> None:
     """summary.md (grader/report/summary.py)."""
-    path.write_text(render_summary(results, missing, baselines, refused, skipped))
+    listed = [f"{student}: {exercise}" for student, exercise in missing]
+    path.write_text(render_summary(results, listed, baselines, refused, skipped))
 
 
 def write_performance_scores(

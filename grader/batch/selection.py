@@ -20,10 +20,11 @@ from grader.source import MAX_SOURCE_BYTES
 class Selection:
     todo: list[tuple[Submission, str]] = field(default_factory=list)
     """Each submission to grade and its digest."""
-    missing: list[str] = field(default_factory=list)
-    """'student: exercise' for each exercise a student handed nothing in for."""
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    """(student, exercise) for each exercise a student handed nothing in for, unless an earlier
+    result of it stands (a kernel the batch could not place, a student this run does not grade)."""
     absent: list[tuple[str, str]] = field(default_factory=list)
-    """The same, as (student, exercise): an earlier result of it is no longer current."""
+    """Those of `missing` whose earlier result, if any, is no longer current."""
     refused: list[str] = field(default_factory=list)
     """'student (exercise): reason' for each submission that cannot be graded."""
 
@@ -79,17 +80,21 @@ def unknown_students(found: Sequence[Submission], students: Sequence[str]) -> li
 def select_work(
     found: Sequence[Submission], students: Sequence[str], done: Collection[tuple[str, str, str]]
 ) -> Selection:
-    """What to grade of `found`; `done`: (student, exercise, digest) already graded, skipped
-    unless --student names them."""
+    """What to grade of `found`; `done`: (student, exercise, digest) of the current results,
+    skipped unless --student names them."""
     work = Selection()
+    current = {(student, exercise) for student, exercise, _ in done}
     for submission in found:
         wanted = _wanted(submission, students)
         if submission.kernel is None and submission.error is None:
             # missing and refused hand-ins are the batch's, whoever this run grades; an earlier
             # result is set aside only for those it grades (--student alice leaves bob's alone)
-            work.missing.append(f"{submission.student}: {submission.exercise.id}")
+            pair = (submission.student, submission.exercise.id)
             if wanted and not submission.unread:  # a kernel not read may be this one's
-                work.absent.append((submission.student, submission.exercise.id))
+                work.absent.append(pair)
+            elif pair in current:
+                continue  # its earlier result stands
+            work.missing.append(pair)
             continue
         submission, digest = _digest(submission)
         if submission.error is not None:

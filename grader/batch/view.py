@@ -30,7 +30,8 @@ class BatchView:
     """Every student key, whether they handed anything in or not."""
     exercises: list[str]
     """The exercises graded, in the course's order."""
-    missing: list[str]
+    missing: list[tuple[str, str]]
+    """(student, exercise) for each exercise a student handed nothing in for."""
     refused: list[str]
     skipped: list[str]
     """Discovery's notes on entries skipped and files not read."""
@@ -40,7 +41,12 @@ class BatchView:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BatchView:
-        return cls(**{key: list(data.get(key, [])) for key in cls.__dataclass_fields__})
+        fields = {key: list(data.get(key, [])) for key in cls.__dataclass_fields__}
+        # [student, exercise]; 'student: exercise' where an older grader wrote the view
+        fields["missing"] = [
+            tuple(m.rsplit(": ", 1)) if isinstance(m, str) else tuple(m) for m in fields["missing"]
+        ]
+        return cls(**fields)
 
 
 def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView) -> list[str]:

@@ -21,7 +21,7 @@ from grader.batch.secret import load_or_create
 from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
 from grader.batch.view import BatchView, write_outputs
-from grader.course import Course
+from grader.course import Course, Exercise
 from grader.errors import EXIT_OK, GraderError
 from grader.report.batch_console import BatchConsole
 
@@ -41,23 +41,73 @@ def run(
     unsafe_no_sandbox: bool = False,
 ) -> int:
     database = out / "results.sqlite"
-    # without --exercise: a folder's earlier runs' exercises (re-grading one student of an ex2
-    # batch grades ex2), else every exercise of the course
-    before = _graded_before(database)
-    new = [e for e in dict.fromkeys(exercises) if before and course.find(e).id not in before]
-    if students and new:
-        # a new exercise is the whole batch's: every other student would be missing it
-        raise GraderError(
-            f"--student re-grades in the exercises {out} grades ({', '.join(before)}); "
-            f"{', '.join(new)} is not one: grade it for everyone (--exercise {new[0]} --resume) "
-            "or into another folder; nothing was graded"
+    _check_out(out, submissions, database, resume=resume or bool(students))
+    # the folder's earlier runs, read once: their view and their current results
+    store = ResultStore(database) if database.exists() else None
+    try:
+        earlier = (store.view() or {}) if store else {}
+        done = store.graded() if store else set()
+        before = sorted({*earlier.get("exercises", []), *(e for _, e, _ in done)})
+        chosen = _chosen(course, out, exercises, before, students)
+        out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
+        console = BatchConsole()
+        ids = {c.id for c in chosen}
+        others = [e for e in course.exercises if e.id not in ids]
+        # exercises graded into this folder before: a lone kernel is not this run's one's
+        graded_too = [e for e in before if e not in ids]
+        found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
+        for note in notes:
+            console.note(note)
+        unknown = unknown_students(found, students)
+        if unknown:
+            raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}")
+        # Native code from students runs only in the sandbox, which never shows it the other
+        # submissions, the results or the solutions. No usable backend: nothing is written yet.
+        hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
+        lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
+        jobs = jobs or default_jobs(lanes)
+        store = store or ResultStore(database)
+        # the run's exercises, recorded before it grades: a run killed before it records what
+        # it found (its view) is resumed, without --exercise, with the same exercises
+        graded = [e.id for e in course.exercises if e.id in {*ids, *before}]
+        store.record_view({**earlier, "exercises": graded})
+        secret = load_or_create(out)
+        work = select_work(found, students, done)
+        store.record_submitters({s.student: s.submitters for s in found if s.submitters})
+        for student, exercise in store.set_aside(work.absent):
+            console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
+        run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+        to_refuse = sum(s.error is not None for s, _ in work.todo)
+        console.plan(len(work.todo), to_refuse, jobs, len(work.missing), len(work.refused))
+        grade_all(
+            work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
+            lanes=lanes, jobs=jobs, console=console,
+        )  # fmt: skip
+        view = BatchView(
+            students=sorted({s.student for s in found}),
+            exercises=graded,  # a run of other exercises (--resume, --student) keeps those
+            missing=[  # this run's, and those of exercises it did not grade
+                *work.missing,
+                *(m for m in BatchView.from_json(earlier).missing if m[1] not in ids),
+            ],
+            refused=work.refused,
+            skipped=[note for note in notes if ": skipped: " in note or "; not read: " in note],
+            notes=notes,
+            gpus=list(gpus),
         )
-    chosen = (
-        [course.find(k) for k in exercises]
-        if exercises
-        else [e for e in course.exercises if e.id in before] or list(course.exercises)
-    )
-    if database.exists() and not resume and not students:
+        baselines = write_outputs(out, course, store, view)
+    finally:
+        if store is not None:
+            store.close()
+    for line in baselines:
+        console.baseline(line)
+    console.done(out)
+    return EXIT_OK
+
+
+def _check_out(out: Path, submissions: Path, database: Path, *, resume: bool) -> None:
+    """Refuses an output folder the batch must not write into."""
+    if database.exists() and not resume:
         raise GraderError(
             f"{database} exists: pass --resume to carry on, or --student NAME to re-grade one"
         )
@@ -72,70 +122,28 @@ def run(
             f"--out {out} holds {foreign}, which no batch wrote: give a new or empty folder, or "
             "a batch's output folder; nothing was written"
         )
-    out.mkdir(parents=True, exist_ok=True, mode=0o700)  # students' results: the grader's own
-    console = BatchConsole()
-    others = [e for e in course.exercises if e.id not in {c.id for c in chosen}]
-    # exercises graded into this folder before: a lone kernel is not this run's one exercise's
-    graded_too = [e for e in before if e not in {c.id for c in chosen}]
-    found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
-    for note in notes:
-        console.note(note)
-    unknown = unknown_students(found, students)
-    if unknown:
-        raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}")
-    # Native code from students runs only in the sandbox, which never shows it the other
-    # submissions, the results or the solutions. No usable backend: nothing is written yet.
-    hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
-    lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
-    jobs = jobs or default_jobs(lanes)
-    store = ResultStore(database)
-    # the run's exercises, recorded before it grades: a run killed before it records what it
-    # found (its view) is resumed, without --exercise, with the same exercises
-    earlier_view = store.view() or {}
-    planned = {*earlier_view.get("exercises", []), *(c.id for c in chosen)}
-    store.record_view(
-        {**earlier_view, "exercises": [e.id for e in course.exercises if e.id in planned]}
-    )
-    secret = load_or_create(out)
-    work = select_work(found, students, store.graded())
-    store.record_submitters({s.student: s.submitters for s in found if s.submitters})
-    for student, exercise in store.set_aside(work.absent):
-        console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
-    run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
-    to_refuse = sum(s.error is not None for s, _ in work.todo)
-    console.plan(len(work.todo), to_refuse, jobs, len(work.missing), len(work.refused))
-    grade_all(
-        work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
-        lanes=lanes, jobs=jobs, console=console,
-    )  # fmt: skip
-    skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
-    ids, earlier = {e.id for e in chosen}, store.view() or {}
-    # an earlier run stopped before it recorded its view still has its results' exercises
-    current = set(store.current_pairs())
-    graded = {exercise for _, exercise in current}
-    view = BatchView(
-        students=sorted({s.student for s in found}),
-        # a run of other exercises (--resume, --student) keeps those graded before
-        exercises=[
-            e.id for e in course.exercises if e.id in {*ids, *graded, *earlier.get("exercises", [])}
-        ],
-        missing=[  # not one with a result that stands (a kernel not read sets nothing aside)
-            *(m for m in work.missing if tuple(m.rsplit(": ", 1)) not in current),
-            *(m for m in earlier.get("missing", []) if m.rsplit(": ", 1)[-1] not in ids),
-        ],
-        refused=work.refused,
-        skipped=skipped,
-        notes=notes,
-        gpus=list(gpus),
-    )
-    try:
-        baselines = write_outputs(out, course, store, view)
-    finally:
-        store.close()
-    for line in baselines:
-        console.baseline(line)
-    console.done(out)
-    return EXIT_OK
+
+
+def _chosen(
+    course: Course,
+    out: Path,
+    exercises: Sequence[str],
+    before: Sequence[str],
+    students: Sequence[str],
+) -> list[Exercise]:
+    """The exercises this run grades: those --exercise names; without it, the folder's earlier
+    runs' exercises (re-grading one student of an ex2 batch grades ex2), else every exercise."""
+    new = [e for e in dict.fromkeys(exercises) if before and course.find(e).id not in before]
+    if students and new:
+        # a new exercise is the whole batch's: every other student would be missing it
+        raise GraderError(
+            f"--student re-grades in the exercises {out} grades ({', '.join(before)}); "
+            f"{', '.join(new)} is not one: grade it for everyone (--exercise {new[0]} --resume) "
+            "or into another folder; nothing was graded"
+        )
+    if exercises:
+        return [course.find(k) for k in exercises]
+    return [e for e in course.exercises if e.id in before] or list(course.exercises)
 
 
 _WRITES = frozenset({"work", "lanes", "secret.key", "feedback", "gradebook.csv", "summary.md",
@@ -157,15 +165,3 @@ def _not_a_batchs(out: Path, database: Path) -> str:
     if not foreign and not database.exists():
         foreign = [n for n in names if n in _OUTPUTS]
     return foreign[0] if foreign else ""
-
-
-def _graded_before(database: Path) -> list[str]:
-    """The exercises a batch's earlier runs graded into this folder (none for a new one)."""
-    if not database.exists():
-        return []
-    store = ResultStore(database)
-    try:
-        view = store.view() or {}
-        return sorted({*view.get("exercises", []), *(e for _, e in store.current_pairs())})
-    finally:
-        store.close()

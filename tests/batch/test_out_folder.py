@@ -194,7 +194,7 @@ def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: 
     checks = [CheckResult("compile", "compile", "passed", 10, 10, "built")]
     report = Report("ex1", "Non-square", "kernel.cu", 1, DeviceInfo("cpu", "CPU"), checks)
     store.record("run", "erin", "ex1", "e", report)
-    view = BatchView(["erin"], ["ex1", "ex4"], ["erin: ex4"], [], [], [], [])
+    view = BatchView(["erin"], ["ex1", "ex4"], [("erin", "ex4")], [], [], [], [])
     write_outputs(out, load_course(ROOT), store, view)
     store.close()
     feedback = (out / "feedback" / "erin.md").read_text()

@@ -76,4 +76,8 @@ def test_re_grading_one_student_sets_aside_nothing_of_anyone_else(tmp_path: Path
     ]
     assert select_work(found, ["cat"], set()).absent == []
     assert select_work(found, [], set()).absent == [("dog", "ex4")]
-    assert select_work(found, ["cat"], set()).missing == ["dog: ex4"]  # the batch's, still
+    assert select_work(found, ["cat"], set()).missing == [("dog", "ex4")]  # the batch's, still
+    # dog's earlier ex4 result stands while this run grades only cat: dog is not missing it
+    standing = {("dog", "ex4", "digest")}
+    assert select_work(found, ["cat"], standing).missing == []
+    assert select_work(found, [], standing).missing == [("dog", "ex4")]

@@ -193,7 +193,7 @@ def test_reviews_rewrite_the_batchs_own_gradebook_summary_and_feedback(tmp_path:
     out = tmp_path / "out"
     _batch(out, {"alice": "A", "bob": "B"})
     store = ResultStore.of_batch(out)
-    view = BatchView(["alice", "bob", "carl"], ["ex3"], ["carl: ex3"], [], [], [], [])
+    view = BatchView(["alice", "bob", "carl"], ["ex3"], [("carl", "ex3")], [], [], [], [])
     write_outputs(out, load_course(ROOT), store, view)
     store.close()
     gradebook = out / "gradebook.csv"
