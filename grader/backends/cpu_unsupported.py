@@ -73,9 +73,46 @@ def _attribute_problem(code: str, match: re.Match[str]) -> str | None:
     return None
 
 
+_TEMPLATE_HEAD = re.compile(r"(?<![.>:])\btemplate\s*<")
+_SHARED = re.compile(r"\b__shared__\b")
+
+
+def _closing(code: str, start: int, opening: str, closing: str) -> int:
+    """The index just past the bracket that closes the one at `start` (the end where none)."""
+    depth = 0
+    for index in range(start, len(code)):
+        depth += {opening: 1, closing: -1}.get(code[index], 0)
+        if depth == 0:
+            return index + 1
+    return len(code)
+
+
+def shared_in_template(code: str) -> int | None:
+    """Where a `__shared__` variable is declared in a template's body (a function template, a
+    member of a class template), None where none is: g++ puts a template's static variables
+    in sections of their own, out of the shared memory the CPU backend gives each block."""
+    for head in _TEMPLATE_HEAD.finditer(code):
+        declaration = _closing(code, head.end() - 1, "<", ">")
+        body = next((i for i in range(declaration, len(code)) if code[i] in "{;"), len(code))
+        if body == len(code) or code[body] == ";":
+            continue  # declared here, defined (or not) elsewhere
+        found = _SHARED.search(code, body, _closing(code, body, "{", "}"))
+        if found:
+            return found.start()
+    return None
+
+
 def unsupported_constructs(source: KernelSource) -> list[str]:
     code = blank_comments_and_literals(source.text)
     found: list[str] = []
+    shared = shared_in_template(code)
+    if shared is not None:
+        line = code.count("\n", 0, shared) + 1
+        found.append(
+            f"{source.display_name}:{line}: a __shared__ variable declared in a template is not "
+            "supported by the CPU backend (g++ would give every block the same copy): declare "
+            "it in the kernel, or in a __device__ function that is not a template"
+        )
     for attribute in _ATTRIBUTE.finditer(code):
         problem = _attribute_problem(code, attribute)
         if problem:

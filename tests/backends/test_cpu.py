@@ -173,6 +173,30 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     assert f"kernel.cu:4: {named} is not supported by the CPU backend" in runtime.message
 
 
+def test_a_shared_array_in_a_template_is_refused_at_its_line_not_called_a_race(
+    small_ex1: Exercise,
+) -> None:
+    # g++ puts a template's static variables out of the per-block shared memory: every block
+    # would share one copy, and a right kernel would be told its threads race
+    body = """
+template <int T> __device__ void tile(const float *A, float *C) {
+    __shared__ float staged[T][T];
+    staged[threadIdx.y][threadIdx.x] = A[0];
+    __syncthreads();
+    C[0] = staged[0][0];
+}
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    tile<16>(A, C);
+}
+"""
+    report = _grade(small_ex1, body)
+    runtime = report.checks[1]
+    assert runtime.status == "error" and "race" not in runtime.message
+    assert "kernel.cu:4: a __shared__ variable declared in a template is not supported" in (
+        runtime.message
+    )
+
+
 def test_out_of_bounds_reads_name_the_buffer_and_the_line(small_ex1: Exercise) -> None:
     body = """
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {

@@ -4,8 +4,12 @@ it past the source scans. Each kernel here would be wrong on a GPU and right on 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
@@ -67,3 +71,29 @@ def test_base_names_are_read_through_templates_namespaces_and_return_types() -> 
     assert base_name("gg::launch(dim3, dim3)") == "launch"
     assert base_name("std::vector<int, std::allocator<int> >::size() const") == "size"
     assert base_name("main") == "main"
+
+
+@pytest.mark.slow
+def test_a_kernel_calling_the_runtimes_templates_is_built() -> None:
+    # max(1, 2) adds `int max<int>(int, int)`, an instance of the runtime's own template
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    float x = min(1.0f, A[0]) + max(1, 2) + max(2.0, 3.0) + (float)min(3u, 4u) + __ldg(A);
+    atomicAdd(C, x);
+    atomicMax((int *)C, 3);
+    atomicCAS((int *)C, 3, 4);
+    atomicExch(C, 1.0f);
+}
+"""
+    build(KernelSource(body, "kernel.cu"), {}, SYMBOL, TOOLCHAIN)  # raises if refused
+
+
+def test_every_template_of_the_runtime_a_kernel_calls_is_known_as_the_runtimes() -> None:
+    header = Path(cpu_symbols.__file__).parent / "cpu_runtime" / "cuda_cpu.hpp"
+    names = re.findall(r"^template <class T> inline \S+ (\w+)\(", header.read_text(), re.M)
+    assert names  # the header still declares them as this test reads them
+    patterns = " ".join(p.pattern for p in cpu_symbols._RUNTIME_TEMPLATES)
+    for name in names:
+        bare = name.removeprefix("atomic")
+        assert bare in patterns, f"{name}: add its instances to _RUNTIME_TEMPLATES"
