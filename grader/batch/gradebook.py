@@ -37,6 +37,8 @@ class Grade:
     """Points that await a person's review (`grader review`): neither in `points` nor lost."""
     needs_gpu: float = 0.0
     """Points of checks skipped for want of a GPU: neither in `points` nor lost."""
+    batch: int = 0
+    """Which of the batch outputs it comes from, in the command line's order."""
 
 
 @dataclass(frozen=True)
@@ -58,9 +60,9 @@ def collect(
     (a download or a copy may have reset them: every student would look late). Extensions may
     name a student's key or the SID, e-mail or name of someone in `roster`. An exercise a later
     batch found no longer handed in (set aside) has no grade, whatever an earlier one gave."""
-    newest: dict[tuple[str, str], tuple[float, float | None, Report]] = {}
+    newest: dict[tuple[str, str], tuple[float, float | None, Report, int]] = {}
     students: set[str] = set()
-    for out in outs:
+    for batch, out in enumerate(outs):
         store = ResultStore.of_batch(out)
         try:
             view = store.view()
@@ -72,18 +74,21 @@ def collect(
                 key = (result.student, result.exercise)
                 at, source = times.get(key, (None, ""))
                 when = at if source == "export" or file_times else None
-                newest[key] = (result.score, when, Report.from_json(result.report))
+                newest[key] = (result.score, when, Report.from_json(result.report), batch)
         finally:
             store.close()
     students.update(student for student, _ in newest)
     policy, unknown = for_students(course.deadlines, students, roster or {})
     grades = []
-    for (student, exercise), (raw, at, report) in sorted(newest.items()):
+    for (student, exercise), (raw, at, report, batch) in sorted(newest.items()):
         late = lateness(policy, student, exercise, at)
         points = round(raw * late.kept, 2)
         grades.append(
-            Grade(student, exercise, raw, late.days, points, at, report.pending, report.needs_gpu)
-        )
+            Grade(
+                student, exercise, raw, late.days, points, at, report.pending, report.needs_gpu,
+                batch,
+            )
+        )  # fmt: skip
     return Term(grades, sorted(students), unknown)
 
 
@@ -119,15 +124,17 @@ def write_gradebook(
     for exercise in exercises:
         header += [exercise, f"{exercise} days late"]
     rows: list[list[Cell]] = []
-    for student, member in person_rows(students, roster):
-        row: list[Cell] = who(student, member, named)
+    counted: list[Grade] = []
+    for keys, member in _people(students, roster):
+        row: list[Cell] = who(" ".join(keys), member, named)
         total = 0.0
         waiting = []
         for exercise in exercises:
-            grade = by_key.get((student, exercise))
+            grade = _newest([by_key[k, exercise] for k in keys if (k, exercise) in by_key])
             if grade is None:
                 row += ["", ""]
                 continue
+            counted.append(grade)
             total += grade.points
             row += [f"{grade.points:g}", "?" if grade.days_late is None else str(grade.days_late)]
             if note := not_graded_yet(grade.needs_gpu, grade.pending):
@@ -145,11 +152,34 @@ def write_gradebook(
             "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 (g.student, g.exercise, g.raw, g.days_late, g.points, g.submitted_at, g.pending)
-                for g in grades
+                for g in dict.fromkeys(counted)
             ],
         )
     db.close()
     return database
+
+
+def _people(students: Sequence[str], roster: Roster) -> list[tuple[list[str], Person | None]]:
+    """A row per person: the keys of every submission an export names them in (by SID, else
+    e-mail: a resubmission, or another assignment's export, has a key of its own), and who
+    they are; a row per key where no export names anyone."""
+    people: dict[str, tuple[list[str], Person | None]] = {}
+    for key, member in person_rows(students, roster):
+        identity = f"key:{key}:{member.name if member else ''}"
+        if member is not None and (member.sid or member.email):
+            identity = f"sid:{member.sid}" if member.sid else f"email:{member.email.lower()}"
+        keys, _ = people.setdefault(identity, ([], member))
+        if key not in keys:
+            keys.append(key)
+    return list(people.values())
+
+
+def _newest(grades: Sequence[Grade]) -> Grade | None:
+    """The grade that counts of one person's for one exercise: the later batch's on the command
+    line, within one the later hand-in."""
+    if not grades:
+        return None
+    return max(grades, key=lambda g: (g.batch, g.submitted_at or 0.0))
 
 
 def is_gradebook(path: Path) -> bool:

@@ -201,3 +201,47 @@ def test_a_later_batch_that_found_an_exercise_dropped_wins_and_no_student_is_lef
         next(r for r in target.read_text().splitlines() if r.startswith("alice,")).split(",")[7]
         == "80"
     )
+
+
+def test_a_person_in_several_exports_has_one_row_with_their_newest_grades(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    from grader.batch.submitters import Submitter
+
+    alice = Submitter("1001", "alice@uni.edu", "Alice")
+    bob, cat = Submitter("1002", "bob@uni.edu", "Bob"), Submitter("1003", "cat@uni.edu", "Cat")
+    # each assignment's export has keys of its own; a resubmission gets a new one too
+    ex1, ex4 = tmp_path / "ex1-out", tmp_path / "ex4-out"
+    _record(ex1, "submission_101", "ex1", 80, 1000.0)
+    _record(ex1, "submission_102", "ex1", 90, 1000.0)  # bob and cat's group
+    _record(ex4, "submission_205", "ex4", 60, 2000.0)
+    _record(ex4, "submission_206", "ex4", 50, 2000.0)
+    _record(ex4, "submission_207", "ex4", 70, 3000.0)  # alice again, later
+    for out, roster in (
+        (ex1, {"submission_101": [alice], "submission_102": [bob, cat]}),
+        (ex4, {"submission_205": [alice], "submission_206": [bob], "submission_207": [alice]}),
+    ):
+        store = ResultStore.of_batch(out)
+        store.record_submitters(roster)
+        store.close()
+    target = tmp_path / "term.csv"
+
+    done = run_grader(
+        ["--course", str(course_copy), "gradebook", str(ex1), str(ex4), "--to", str(target)]
+    )
+
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(target.read_text().splitlines()))[1:]
+    by_sid = {r[1]: r for r in rows}
+    assert len(rows) == 3 and set(by_sid) == {"1001", "1002", "1003"}
+    assert by_sid["1001"][0] == "submission_101 submission_205 submission_207"
+    assert by_sid["1001"][4:5] + by_sid["1001"][10:11] + by_sid["1001"][-2:-1] == [
+        "80",
+        "70",
+        "150",
+    ]
+    assert by_sid["1002"][4] == "90" and by_sid["1002"][10] == "50" and by_sid["1002"][-2] == "140"
+    assert by_sid["1003"][4] == "90" and by_sid["1003"][10] == "" and by_sid["1003"][-2] == "90"
+    with sqlite3.connect(target.with_suffix(".sqlite")) as db:
+        counted = db.execute("SELECT student, exercise FROM grades ORDER BY 1").fetchall()
+    assert ("submission_205", "ex4") not in counted  # alice's later hand-in replaced it
