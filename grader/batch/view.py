@@ -5,11 +5,14 @@ still says 'pending' for an answer that was graded."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from grader.batch.lanes import baseline_drift, lane_dir
+from grader.batch.names import display, note_owner
 from grader.batch.outputs import (
     write_feedback,
     write_feedback_html,
@@ -47,6 +50,45 @@ class BatchView:
             tuple(m.rsplit(": ", 1)) if isinstance(m, str) else tuple(m) for m in fields["missing"]
         ]
         return cls(**fields)
+
+
+_REFUSED = re.compile(r"(?P<student>.*) \((?P<exercise>[^()]*)\): ")
+"""A refused entry: 'student (exercise): reason'."""
+
+
+def carried_over(
+    earlier: BatchView, seen: Collection[str], ids: Collection[str], some_students: bool
+) -> BatchView:
+    """What an earlier run found that this one did not look at again: the exercises it does
+    not grade, and, in a run of some students (--student, whose folder may hold only theirs),
+    every student it did not find: their rows, what they miss, why theirs were refused, and
+    what discovery said of their hand-ins."""
+
+    def kept(student: str, exercise: str | None) -> bool:
+        if some_students and student not in seen:
+            return True
+        return exercise is not None and exercise not in ids
+
+    refused = []
+    for entry in earlier.refused:
+        match = _REFUSED.match(entry)
+        if match and kept(match["student"], match["exercise"]):
+            refused.append(entry)
+    shown = {display(s) for s in seen}
+    said = [
+        n
+        for n in earlier.notes
+        if some_students and note_owner(n.partition(": ")[0], shown) is None
+    ]
+    return BatchView(
+        students=[s for s in earlier.students if kept(s, None)],
+        exercises=[],
+        missing=[m for m in earlier.missing if kept(*m)],
+        refused=refused,
+        skipped=[n for n in earlier.skipped if n in said],
+        notes=said,
+        gpus=[],
+    )
 
 
 def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView) -> list[str]:

@@ -20,7 +20,7 @@ from grader.batch.preflight import lane_envs
 from grader.batch.secret import load_or_create
 from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
-from grader.batch.view import BatchView, write_outputs
+from grader.batch.view import BatchView, carried_over, write_outputs
 from grader.course import Course, Exercise
 from grader.errors import EXIT_OK, GraderError
 from grader.report.batch_console import BatchConsole
@@ -83,16 +83,17 @@ def run(
             work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
             lanes=lanes, jobs=jobs, console=console,
         )  # fmt: skip
+        seen = {s.student for s in found}
+        # what this run did not look at again stands: other exercises', other students'
+        kept = carried_over(BatchView.from_json(earlier), seen, ids, bool(students))
+        skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
         view = BatchView(
-            students=sorted({s.student for s in found}),
+            students=sorted(seen | set(kept.students)),
             exercises=graded,  # a run of other exercises (--resume, --student) keeps those
-            missing=[  # this run's, and those of exercises it did not grade
-                *work.missing,
-                *(m for m in BatchView.from_json(earlier).missing if m[1] not in ids),
-            ],
-            refused=work.refused,
-            skipped=[note for note in notes if ": skipped: " in note or "; not read: " in note],
-            notes=notes,
+            missing=[*work.missing, *kept.missing],
+            refused=[*work.refused, *kept.refused],
+            skipped=list(dict.fromkeys([*skipped, *kept.skipped])),
+            notes=list(dict.fromkeys([*notes, *kept.notes])),
             gpus=list(gpus),
         )
         baselines = write_outputs(out, course, store, view)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from grader.batch.store import ResultStore
-from grader.batch.view import BatchView, write_outputs
+from grader.batch.view import BatchView, carried_over, write_outputs
 from grader.course import load_course
 from grader.results import CheckResult, DeviceInfo, Report
 from tests.conftest import ROOT, run_grader
@@ -146,6 +146,34 @@ def test_re_grading_one_student_keeps_the_folders_exercises_and_everyone_elses_g
     assert not (out / "feedback" / "dog.md").read_text().startswith("# Nothing graded")
 
 
+def test_re_grading_one_student_from_a_folder_of_theirs_alone_keeps_everyone_else(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # found by the seventh walk: a late hand-in graded from a folder of its own with --student
+    # left only that student in gradebook.csv and summary.md
+    submissions, out, late = tmp_path / "submissions", tmp_path / "out", tmp_path / "late"
+    submissions.mkdir()
+    broken = ROOT / "solutions/ex1-non-square/wrong/syntax_error.cu"  # graded at once: 0
+    for student in ("cat", "dog"):
+        (submissions / f"{student}.cu").write_bytes(broken.read_bytes())
+    (submissions / "gina").mkdir()  # nothing handed in
+    (submissions / "eve.zip").write_bytes(b"not a zip")  # refused
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex1")).returncode == 0
+    before = (out / "summary.md").read_text()
+    assert "- gina: ex1" in before and "eve (ex1)" in before
+    late.mkdir()
+    (late / "cat.cu").write_bytes(broken.read_bytes() + b"// again\n")
+
+    again = run_grader(_batch(small_course, late, out, "--student", "cat"))
+
+    assert again.returncode == 0, again.stderr
+    rows = (out / "gradebook.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["cat", "dog", "eve", "gina"]
+    after = (out / "summary.md").read_text()
+    assert "- gina: ex1" in after and "eve (ex1)" in after
+    assert (out / "feedback" / "gina.md").read_text().startswith("# Nothing graded")
+
+
 def test_a_run_of_every_exercise_killed_early_resumes_every_exercise(
     small_course: Path, tmp_path: Path
 ) -> None:
@@ -199,3 +227,23 @@ def test_feedback_names_the_exercises_a_student_handed_nothing_in_for(tmp_path: 
     store.close()
     feedback = (out / "feedback" / "erin.md").read_text()
     assert "# Not found: ex4" in feedback and "nothing of yours for ex4" in feedback
+
+
+def test_what_a_run_did_not_look_at_again_is_carried_over() -> None:
+    earlier = BatchView(
+        students=["ann", "eve", "gus"],
+        exercises=["ex1", "ex4"],
+        missing=[("gus", "ex1"), ("gus", "ex4")],
+        refused=["eve (ex1): not a zip", "eve (ex4): not a zip"],
+        skipped=["gus: skipped: empty"],
+        notes=["gus: skipped: empty", "ann: folder, 2 of 2 exercise(s) found"],
+        gpus=[],
+    )
+    # a run of ex4 for everyone (--exercise ex4 --resume): ex1's findings stand
+    resumed = carried_over(earlier, {"ann", "eve", "gus"}, {"ex4"}, some_students=False)
+    assert resumed.missing == [("gus", "ex1")] and resumed.refused == ["eve (ex1): not a zip"]
+    assert resumed.students == [] and resumed.notes == []  # everyone was found again
+    # a run of ann alone, from a folder of hers: everyone else's findings stand
+    alone = carried_over(earlier, {"ann"}, {"ex1", "ex4"}, some_students=True)
+    assert alone.students == ["eve", "gus"] and alone.missing == earlier.missing
+    assert alone.refused == earlier.refused and alone.notes == ["gus: skipped: empty"]
