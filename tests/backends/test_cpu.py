@@ -173,6 +173,27 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     assert f"kernel.cu:4: {named} is not supported by the CPU backend" in runtime.message
 
 
+def test_cuda_s_integer_min_max_and_float_classification_are_provided(
+    small_ex1: Exercise,
+) -> None:
+    # found by the seventh walk: isnan, umin and llmax were "not declared" on the CPU
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < (int)umin((unsigned)K, umax(0u, (unsigned)K)); ++k)
+            acc += A[row * K + k] * B[k * N + col];
+        if (isnan(acc) || isinf(acc) || !isfinite(acc) || !signbit(-1.0f)) acc = 0.0f;
+        long long zero = llmax(0LL, llmin(0LL, 5LL)) + ullmin(0ULL, ullmax(0ULL, 1ULL));
+        C[row * N + col] = acc + (float)zero;
+    }
+}
+"""
+    report = _grade(small_ex1, body)
+    assert report.passed, _messages(report)
+
+
 def test_a_shared_array_in_a_template_is_refused_at_its_line_not_called_a_race(
     small_ex1: Exercise,
 ) -> None:

@@ -633,6 +633,16 @@ inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 // ---- math and other device intrinsics -------------------------------------------------------
 template <class T> inline T max(T a, T b) { return a < b ? b : a; }
 template <class T> inline T min(T a, T b) { return b < a ? b : a; }
+inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return b < a ? b : a; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+using std::isfinite;  // CUDA declares these at global scope, as <cmath> does in std
+using std::isinf;
+using std::isnan;
+using std::signbit;
 inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
