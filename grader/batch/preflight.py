@@ -49,10 +49,13 @@ def lane_envs(
     """The environment of each lane's grading children (one lane per GPU, else one), once this
     machine can grade: --backend gpu needs a usable GPU, and native code on the CPU needs the
     sandbox, which never shows it the `hidden` paths (submissions, results, solutions)."""
-    if backend == "gpu":
+    # --gpus asks for GPUs: without one, `auto` would grade on the CPU, saying nothing
+    # (--backend cpu --gpus N runs the lanes on the CPU, as asked)
+    if backend == "gpu" or (gpus and backend == "auto"):
         why = _gpu_unusable()
         if why:
-            raise GraderError(f"--backend gpu: not usable here: {why}")
+            asked = f"--gpus {','.join(gpus)}" if gpus else "--backend gpu"
+            raise GraderError(f"{asked}: not usable here: {why}")
     on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",

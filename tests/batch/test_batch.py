@@ -382,3 +382,8 @@ def test_batch_backend_gpu_without_a_usable_gpu_exits_2_before_grading_anyone(
     assert last.startswith("grader: error: --backend gpu: not usable here: no usable CUDA GPU")
     assert "not graded" not in done.stderr and not (out / "gradebook.csv").exists()
     assert not (out / "results.sqlite").exists()  # so a run with --backend cpu may follow
+    # --gpus asks for GPUs too: not graded on the CPU without a word (seventh walk)
+    lanes = run_grader(["batch", str(submissions), "--out", str(out), "--gpus", "0,1"])
+    assert lanes.returncode == 2 and "Traceback" not in lanes.stderr
+    assert "grader: error: --gpus 0,1: not usable here: no usable CUDA GPU" in lanes.stderr
+    assert not (out / "results.sqlite").exists()
