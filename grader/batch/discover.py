@@ -56,6 +56,12 @@ def discover(
     everything = sorted(root.iterdir())
     entries = [e for e in everything if not e.name.startswith(".")]
     names = {e.name for e in entries}
+    folders = {e.directory.name for e in (*exercises, *others)}
+    if names & folders:
+        raise GraderError(
+            f"{root}: holds {sorted(names & folders)[0]}, an exercise's folder: this is one "
+            "student's hand-in; give the folder that holds a folder or zip per student"
+        )
     for entry in entries:
         key = _key(entry, names)
         try:

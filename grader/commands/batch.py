@@ -10,6 +10,7 @@ submission_metadata.yml, results from an earlier run without --resume, no sandbo
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,7 @@ def run(
     _check_out(out, submissions, database, resume=resume or bool(students))
     # the folder's earlier runs, read once: their view and their current results
     store = ResultStore(database) if database.exists() else None
+    created = not out.exists()
     try:
         earlier = (store.view() or {}) if store else {}
         done = store.graded() if store else set()
@@ -60,7 +62,12 @@ def run(
             console.note(note)
         unknown = unknown_students(found, students)
         if unknown:
-            raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}")
+            keys = {s.student for s in found}
+            stems = [Path(n).stem for n in unknown if Path(n).stem in keys and Path(n).suffix]
+            hint = ""
+            if stems:
+                hint = f" (a student is named without the file's extension: {stems[0]})"
+            raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}{hint}")
         # Native code from students runs only in the sandbox, which never shows it the other
         # submissions, the results or the solutions. No usable backend: nothing is written yet.
         hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
@@ -97,6 +104,10 @@ def run(
             gpus=list(gpus),
         )
         baselines = write_outputs(out, course, store, view)
+    except GraderError:
+        if created and not database.exists():  # stopped before grading: nothing left behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     finally:
         if store is not None:
             store.close()

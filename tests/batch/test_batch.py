@@ -311,6 +311,8 @@ def test_batch_inputs_mix_the_public_seed_with_the_instructors_secret(
     assert "- dave: ex4" in (first / "summary.md").read_text()
     typo = run_grader(_batch(small_course, submissions, first, "--student", "alcie"))
     assert typo.returncode == 2 and f"{submissions}: no submission from alcie" in typo.stderr
+    named = run_grader(_batch(small_course, submissions, first, "--student", "carol.zip"))
+    assert named.returncode == 2 and "named without the file's extension: carol" in named.stderr
 
 
 def test_kills_at_random_moments_lose_nothing_and_count_nothing_twice(

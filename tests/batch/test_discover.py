@@ -561,3 +561,17 @@ def test_a_folder_named_for_another_exercise_is_never_unwrapped_as_this_ones(
     others = [e for e in course.exercises if e.id != "ex4"]
     found, _notes = discover(root, [ex4], tmp_path / "work", others)
     assert [(s.student, s.kernel) for s in found] == [("cy", None)]
+
+
+def test_one_students_folder_given_as_the_submissions_is_one_line(tmp_path: Path) -> None:
+    # found by the seventh walk: alice's exercise folders were graded as students
+    alice = tmp_path / "alice"
+    (alice / "ex1-non-square").mkdir(parents=True)
+    (alice / "ex1-non-square" / "kernel.cu").write_text("// mine\n")
+    (alice / "ex4-register-tiling").mkdir()
+    done = run_grader(["batch", str(alice), "--out", str(tmp_path / "out"), "--exercise", "ex1"])
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "holds ex1-non-square, an exercise's folder: this is one student's hand-in" in (
+        done.stderr
+    )
+    assert not (tmp_path / "out").exists()  # nothing left behind

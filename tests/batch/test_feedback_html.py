@@ -50,6 +50,22 @@ def test_feedback_writes_the_pages_asked_for_with_nothing_of_anyone_else(tmp_pat
     assert unknown.returncode == 2 and "no student zed in this batch" in unknown.stderr
 
 
+def test_feedback_finds_a_student_by_a_submitters_sid_as_batch_does(tmp_path: Path) -> None:
+    from grader.batch.submitters import Submitter
+
+    out = tmp_path / "out"
+    store = ResultStore(out / "results.sqlite")
+    store.record("run", "submission_7", "ex4", "a", _report("grace's message"))
+    store.record("run", "submission_8", "ex4", "b", _report("hal's message"))
+    store.record_submitters({"submission_7": [Submitter("1002", "g@uni.edu", "Grace")]})
+    store.close()
+    done = run_grader(["feedback", str(out), "--student", "1002"])
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == [
+        "submission_7.html", "submission_7.json", "submission_7.md"
+    ]  # fmt: skip
+
+
 def test_feedback_writes_what_the_batch_wrote_for_missing_and_nothing_graded(
     tmp_path: Path,
 ) -> None:
