@@ -72,5 +72,6 @@ def _unreadable(submission: Submission, why: str) -> Report:
         for p in plan(submission.exercise.spec)
     ]
     device = DeviceInfo("none", "nothing to compile")
-    name = submission.kernel.name if submission.kernel else submission.exercise.spec.kernel.file
+    # no file of the student's by the kernel's name where none was read (a refused zip)
+    name = submission.kernel.name if submission.kernel else "(no kernel read)"
     return Report(submission.exercise.id, submission.exercise.title, name, 0, device, checks)

@@ -110,7 +110,11 @@ def test_unsafe_zips_are_refused_and_the_batch_goes_on(
     # mallory's result is that reason, with no points; everyone else is graded
     assert "mallory,0,0," in (out / "gradebook.csv").read_text().splitlines()
     assert "points outside the archive" in (out / "feedback/mallory.md").read_text()
-    assert "`kernel.cu` (not run: nothing to compile)." in (out / "feedback/mallory.md").read_text()
+    # no kernel.cu was read: the feedback does not name one (seventh walk)
+    assert (
+        "`(no kernel read)` (not run: nothing to compile)."
+        in (out / "feedback/mallory.md").read_text()
+    )
     assert "alice,80,80,ex4: 20 need a GPU" in (out / "gradebook.csv").read_text().splitlines()
 
 
