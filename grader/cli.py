@@ -253,6 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_PATH_ERRORS = frozenset(
+    {errno.ENOENT, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM,
+     errno.EROFS}
+)  # fmt: skip
+"""What a path given on the command line may run into (a folder that is not there, a file where
+a folder goes): one line, exit 2."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -278,8 +286,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_USAGE
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"grader: error: {where}no space left on the device", file=sys.stderr)
-        return EXIT_USAGE
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            print(f"grader: error: {where}no space left on the device", file=sys.stderr)
+            return EXIT_USAGE
+        if exc.filename and exc.errno in _PATH_ERRORS:  # a path given that cannot be used
+            print(f"grader: error: {where}{(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+            return EXIT_USAGE
+        raise

@@ -288,3 +288,20 @@ def test_k_runs_only_the_checks_it_selects_and_names_the_rest_deselected(
     none = run_grader([*args, "--file", kernel, "-k", "nomatch"])
     assert none.returncode == 2 and "Traceback" not in none.stderr
     assert "-k 'nomatch' selects no check; the checks are: compile, correctness " in none.stderr
+
+
+def test_paths_that_cannot_be_used_are_one_line_without_a_traceback(tmp_path: Path) -> None:
+    # found by the eighth walk: each printed a traceback
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    for args, said in (
+        (["batch", "exercises", "--out", str(afile), "--exercise", "ex1"], f"{afile}: file exists"),
+        (
+            ["gradescope-package", str(tmp_path / "nodir" / "ag.zip"), "--exercise", "ex4"],
+            "ag.zip: no such file or directory",
+        ),
+    ):
+        done = run_grader(args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert said in done.stderr
+    assert afile.read_text() == "mine\n"

@@ -71,6 +71,13 @@ def build_error(stderr: str, display_name: str) -> str:
     inside a header or a host file would quote its lines)."""
     prefix = f"{display_name}:"
     for line in stderr.splitlines():
+        if line.startswith(prefix) and "causes a section type conflict" in line:
+            where = line.split(": error", 1)[0]
+            return (
+                f"{where}: __shared__ variables both in an inline function (or a struct's member "
+                "function) and elsewhere are not supported by the CPU backend: declare them in "
+                "the kernel, or in __device__ functions that are not inline"
+            )
         if line.startswith(prefix) and "error" in line:
             return line[:300]
     return "g++ failed outside your file (a construct the CPU runtime does not support?)"

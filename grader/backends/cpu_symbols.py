@@ -19,6 +19,8 @@ _RUNTIME_TEMPLATES = tuple(
     re.compile(pattern)
     for pattern in (
         r"(?P<t>.+) (?:max|min)<(?P=t)>\((?P=t), (?P=t)\)",
+        r"std::common_type<(?P<a>[^,<>]+), (?P<b>[^,<>]+)>::type (?:max|min)<(?P=a), (?P=b)>"
+        r"\((?P=a), (?P=b)\)",
         r"(?P<t>.+) __ldg<(?P=t)>\((?P=t) const\*\)",
         r"(?P<t>.+) atomic(?:Add|Sub|Max|Min|Exch)<(?P=t)>\((?P=t)\*, (?P=t)\)",
         r"(?P<t>.+) atomicCAS<(?P=t)>\((?P=t)\*, (?P=t), (?P=t)\)",

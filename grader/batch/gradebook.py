@@ -160,17 +160,36 @@ def write_gradebook(
 
 
 def _people(students: Sequence[str], roster: Roster) -> list[tuple[list[str], Person | None]]:
-    """A row per person: the keys of every submission an export names them in (by SID, else
-    e-mail: a resubmission, or another assignment's export, has a key of its own), and who
-    they are; a row per key where no export names anyone."""
-    people: dict[str, tuple[list[str], Person | None]] = {}
-    for key, member in person_rows(students, roster):
-        identity = f"key:{key}:{member.name if member else ''}"
-        if member is not None and (member.sid or member.email):
-            identity = f"sid:{member.sid}" if member.sid else f"email:{member.email.lower()}"
-        keys, _ = people.setdefault(identity, ([], member))
+    """A row per person: the keys of every submission an export names them in (the same
+    person where an SID or an e-mail is the same: a resubmission, or another assignment's
+    export, has a key of its own, and one export may lack the SID), and who they are (as the
+    first of those submissions that gives an SID names them); a row per key where no export
+    names anyone."""
+    rows = person_rows(students, roster)
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, (_, member) in enumerate(rows):
+        if member is None:
+            continue
+        for mark in (f"sid:{member.sid}" if member.sid else "", f"email:{member.email.lower()}"):
+            if mark and mark != "email:":
+                j = first.setdefault(mark, i)
+                parent[root(i)] = root(j)
+    people: dict[int, tuple[list[str], Person | None]] = {}
+    for i, (key, member) in enumerate(rows):
+        keys, shown = people.get(root(i), ([], None))
         if key not in keys:
             keys.append(key)
+        if shown is None or (member is not None and member.sid and not shown.sid):
+            shown = member  # the first that names them with an SID
+        people[root(i)] = (keys, shown)
     return list(people.values())
 
 

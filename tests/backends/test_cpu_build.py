@@ -197,3 +197,11 @@ def test_a_build_error_outside_the_students_file_is_not_quoted() -> None:
     only_outside = "/etc/hostname:1:1: error: 'secret-host-name' does not name a type\n"
     message = build_error(only_outside, "kernel.cu")
     assert "secret" not in message and message.startswith("g++ failed outside your file")
+
+
+def test_a_section_conflict_of_shared_variables_says_what_to_do() -> None:
+    # found by the eighth walk: __shared__ in an inline helper and in the kernel
+    stderr = "kernel.cu:23:22: error: 'fsum' causes a section type conflict with 'sa'\n"
+    message = build_error(stderr, "kernel.cu")
+    assert message.startswith("kernel.cu:23:22: __shared__ variables both in an inline function")
+    assert "declare them in the kernel" in message

@@ -80,6 +80,7 @@ def test_a_kernel_calling_the_runtimes_templates_is_built() -> None:
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
 {
     float x = min(1.0f, A[0]) + max(1, 2) + max(2.0, 3.0) + (float)min(3u, 4u) + __ldg(A);
+    x += min(threadIdx.x, K) + max(-1, 0u) + min(2.0f, 3.0);  // mixed types, as CUDA has them
     atomicAdd(C, x);
     atomicMax((int *)C, 3);
     atomicCAS((int *)C, 3, 4);

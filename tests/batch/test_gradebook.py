@@ -245,3 +245,15 @@ def test_a_person_in_several_exports_has_one_row_with_their_newest_grades(
     with sqlite3.connect(target.with_suffix(".sqlite")) as db:
         counted = db.execute("SELECT student, exercise FROM grades ORDER BY 1").fetchall()
     assert ("submission_205", "ex4") not in counted  # alice's later hand-in replaced it
+    # an export without her SID still finds her, by e-mail (eighth walk)
+    _record(ex4, "submission_300", "ex4", 90, 4000.0)
+    store = ResultStore.of_batch(ex4)
+    store.record_submitters({"submission_300": [Submitter("", "Alice@uni.edu", "Alice")]})
+    store.close()
+    again = run_grader(
+        ["--course", str(course_copy), "gradebook", str(ex1), str(ex4), "--to", str(target)]
+    )
+    assert again.returncode == 0, again.stderr
+    rows = list(csv.reader(target.read_text().splitlines()))[1:]
+    alices = [r for r in rows if r[3] == "Alice"]
+    assert len(alices) == 1 and alices[0][1] == "1001" and alices[0][10] == "90"

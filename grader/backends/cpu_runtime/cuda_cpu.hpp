@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <type_traits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -633,6 +634,16 @@ inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 // ---- math and other device intrinsics -------------------------------------------------------
 template <class T> inline T max(T a, T b) { return a < b ? b : a; }
 template <class T> inline T min(T a, T b) { return b < a ? b : a; }
+// Mixed types (min(threadIdx.x, K), max(-1, 0u), min(2.0f, 3.0)): as CUDA's overloads, in the
+// usual arithmetic conversions' common type
+template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) {
+    using C = typename std::common_type<A, B>::type;
+    return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
+}
+template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) {
+    using C = typename std::common_type<A, B>::type;
+    return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
+}
 inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
 inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
 inline long long llmin(long long a, long long b) { return b < a ? b : a; }
