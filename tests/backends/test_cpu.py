@@ -176,7 +176,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 def test_cuda_s_integer_min_max_and_float_classification_are_provided(
     small_ex1: Exercise,
 ) -> None:
-    # found by the seventh walk: isnan, umin and llmax were "not declared" on the CPU
+    # found by the seventh and eighth walks: isnan, umin, llmax, __brev... were "not declared"
     body = """
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
     int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -186,6 +186,8 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
             acc += A[row * K + k] * B[k * N + col];
         if (isnan(acc) || isinf(acc) || !isfinite(acc) || !signbit(-1.0f)) acc = 0.0f;
         long long zero = llmax(0LL, llmin(0LL, 5LL)) + ullmin(0ULL, ullmax(0ULL, 1ULL));
+        zero += (__brev(1u) != 0x80000000u) + (__float2uint_rz(2.9f) != 2u);
+        zero += __float2uint_rz(-1.0f) + (__float2uint_rz(1e10f) != 0xffffffffu);
         C[row * N + col] = acc + (float)zero;
     }
 }

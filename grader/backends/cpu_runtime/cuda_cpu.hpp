@@ -683,6 +683,18 @@ inline float __uint_as_float(unsigned i) { float a; std::memcpy(&a, &i, 4); retu
 inline long long __double_as_longlong(double a) { long long i; std::memcpy(&i, &a, 8); return i; }
 inline double __longlong_as_double(long long i) { double a; std::memcpy(&a, &i, 8); return a; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline unsigned __brev(unsigned x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    return __builtin_bswap32(x);
+}
+// Round toward zero; as the GPU converts, NaN gives 0 and out-of-range values saturate
+inline unsigned __float2uint_rz(float a) {
+    if (!(a > 0.0f)) return 0u;
+    if (a >= 4294967296.0f) return 0xffffffffu;
+    return static_cast<unsigned>(a);
+}
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 template <class T> inline T __ldg(const T *p) { return *p; }
