@@ -44,6 +44,10 @@ class CheckKind(_Word):
 DESELECTED = "not run: deselected by -k"
 """How the message of a check that -k left out begins."""
 NEEDS_GPU = "needs a GPU"
+CPU_REFUSES = "cpu_refuses"
+"""The compile check's symptom where the CPU backend refuses the kernel's source (inline PTX,
+a `__shared__` array in a template...), on either backend: a CPU grading (Gradescope's) leaves
+its correctness to a GPU, and a GPU batch's performance_scores.csv carries those points."""
 """How the message of a check skipped for want of a GPU begins: its points are not graded
 where it ran (a CPU batch, Gradescope), not lost."""
 REVIEWED = "reviewed"
@@ -172,6 +176,12 @@ class Report:
     def needs_gpu(self) -> float:
         """The points of checks skipped for want of a GPU: not graded here, not in `score`."""
         return round(sum(c.max_score for c in self.checks if c.needs_a_gpu), 2)
+
+    @property
+    def cpu_refuses(self) -> bool:
+        """The CPU backend refuses this kernel's source (the compile check's symptom says so):
+        a CPU grading leaves its correctness to a GPU."""
+        return any(CPU_REFUSES in c.symptoms for c in self.checks)
 
     @property
     def pending(self) -> float:

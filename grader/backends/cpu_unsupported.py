@@ -102,17 +102,57 @@ def shared_in_template(code: str) -> int | None:
     return None
 
 
+_INLINE_HEAD = re.compile(r"\b(?:inline|__inline__|__forceinline__)\b|\b(?:struct|class|union)\b")
+
+
+def _inline_bodies(code: str) -> list[tuple[int, int]]:
+    """The spans of inline functions' bodies and of struct, class and union bodies (whose
+    member functions are inline): g++ gives their static variables sections of their own."""
+    spans: list[tuple[int, int]] = []
+    for head in _INLINE_HEAD.finditer(code):
+        body = next((i for i in range(head.end(), len(code)) if code[i] in "{;"), len(code))
+        between = code[head.end() : body]
+        if body == len(code) or code[body] == ";" or "namespace" in between or "=" in between:
+            continue  # a declaration, an inline namespace, a variable initialised from a brace
+        spans.append((body, _closing(code, body, "{", "}")))
+    return spans
+
+
+def shared_in_inline_and_elsewhere(code: str) -> int | None:
+    """Where a `__shared__` variable is declared in an inline function (or a member function)
+    while another is declared outside every such body, None otherwise: g++ cannot put both
+    kinds of static variable in the one section that is each block's shared memory."""
+    spans = _inline_bodies(code)
+    inside: list[int] = []
+    outside: list[int] = []
+    for shared in _SHARED.finditer(code):
+        where = shared.start()
+        (inside if any(a <= where < b for a, b in spans) else outside).append(where)
+    return inside[0] if inside and outside else None
+
+
+_TEMPLATE_SHARED = (
+    "a __shared__ variable declared in a template is not supported by the CPU backend (g++ "
+    "would give every block the same copy): declare it in the kernel, or in a __device__ "
+    "function that is not a template"
+)
+_INLINE_SHARED = (
+    "__shared__ variables both in an inline function (or a struct's member function) and "
+    "elsewhere are not supported by the CPU backend: declare them in the kernel, or in "
+    "__device__ functions that are not inline"
+)
+
+
 def unsupported_constructs(source: KernelSource) -> list[str]:
     code = blank_comments_and_literals(source.text)
     found: list[str] = []
     shared = shared_in_template(code)
-    if shared is not None:
-        line = code.count("\n", 0, shared) + 1
-        found.append(
-            f"{source.display_name}:{line}: a __shared__ variable declared in a template is not "
-            "supported by the CPU backend (g++ would give every block the same copy): declare "
-            "it in the kernel, or in a __device__ function that is not a template"
-        )
+    where, what = (shared, _TEMPLATE_SHARED) if shared is not None else (None, "")
+    if where is None:
+        where, what = shared_in_inline_and_elsewhere(code), _INLINE_SHARED
+    if where is not None:
+        line = code.count("\n", 0, where) + 1
+        found.append(f"{source.display_name}:{line}: {what}")
     for attribute in _ATTRIBUTE.finditer(code):
         problem = _attribute_problem(code, attribute)
         if problem:

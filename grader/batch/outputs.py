@@ -15,7 +15,7 @@ from grader.checks.registry import plan
 from grader.course import Exercise
 from grader.csv_safe import write_csv
 from grader.report.feedback_html import feedback_html
-from grader.report.gradebook import gradebook, performance_scores
+from grader.report.gradebook import carries_correctness, gradebook, performance_scores
 from grader.report.json_text import feedback_json
 from grader.report.markdown import feedback_markdown, nothing_graded_markdown
 from grader.report.stored import Roster
@@ -163,5 +163,8 @@ def write_performance_scores(
     """The points of the checks graded only on a GPU, a row per student (per member of a
     group): what a GPU batch hands to the platform whose autograder has no GPU."""
     gpu_checks = {e.id: {p.name for p in plan(e.spec) if p.needs_gpu} for e in exercises}
-    ids = [e.id for e in exercises if gpu_checks[e.id]]  # ex1 has none: no column of blanks
+    # ex1 has no such check: no column of blanks, unless a kernel the CPU backend refuses (whose
+    # correctness only a GPU grades) was graded on a GPU
+    carried = {r.exercise for r in results if carries_correctness(Report.from_json(r.report))}
+    ids = [e.id for e in exercises if gpu_checks[e.id] or e.id in carried]
     write_csv(path, *performance_scores(students, ids, results, gpu_checks, roster))

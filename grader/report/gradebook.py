@@ -79,6 +79,12 @@ def not_graded_yet(needs_gpu: float, pending: float) -> str:
     return ", ".join(notes)
 
 
+def carries_correctness(report: Report) -> bool:
+    """A GPU's grading of a kernel the CPU backend refuses: a CPU grading (Gradescope's) left
+    its correctness to a GPU, so performance_scores.csv carries those points too."""
+    return report.device.backend == "gpu" and report.cpu_refuses
+
+
 def performance_scores(
     students: Sequence[str],
     exercises: Sequence[str],
@@ -87,7 +93,8 @@ def performance_scores(
     roster: Roster | None = None,
 ) -> Table:
     """The points of the checks graded only on a GPU (`gpu_checks`: per exercise, their names:
-    timing, profiles, answers graded against GPU measurements), one row per student (per member
+    timing, profiles, answers graded against GPU measurements; and correctness, for a kernel
+    the CPU backend refuses), one row per student (per member
     of a group, by SID, e-mail and name, where an export names them): what a GPU batch hands to
     Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out. Empty
     where the grading had no GPU; 0 for nothing handed in, where the exercise was graded on one."""
@@ -101,7 +108,10 @@ def performance_scores(
         report = Report.from_json(result.report)
         if report.device.backend == "gpu":
             timed.add(result.exercise)
-        on_gpu = [c for c in report.checks if c.name in names]
+        carried = carries_correctness(report)
+        on_gpu = [
+            c for c in report.checks if c.name in names or (carried and c.kind == "correctness")
+        ]
         if on_gpu and not any(c.needs_a_gpu for c in on_gpu):
             points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
     named = any(roster.values())

@@ -7,26 +7,40 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from grader.results import CheckResult, Report
+from grader.results import CheckResult, CheckStatus, Report
 
 REVIEWED = (
     "graded by hand: your instructor reviews this answer with the exercise's rubric and adds "
     "its points"
 )
 SEPARATELY = (
-    "graded separately: this check needs a GPU (timing, profiling, or figures measured on one), "
-    "which Gradescope's machines lack; your instructor grades it on a GPU and imports the points"
+    "graded separately: this check needs a GPU (timing, profiling, figures measured on one, or "
+    "a kernel the CPU backend cannot run), which Gradescope's machines lack; your instructor "
+    "grades it on a GPU and imports the points"
+)
+NOT_CARRIED = (
+    "Gradescope grades correctness on the CPU backend, which cannot build this kernel, and your "
+    "instructor's GPU grading cannot tell that from the source: ask them to grade it on a GPU, "
+    "or rewrite what the message names"
 )
 
 
 def _test(report: Report, check: CheckResult, on_gpu: Collection[str]) -> dict[str, Any]:
     # every check graded on a GPU shows the same way, whatever happened to it here: a kernel
     # that failed correctness is not timed (0 on a GPU too), and says so below the common text
+    correctness = check.kind == "correctness"
+    if correctness and check.needs_a_gpu and not report.cpu_refuses:
+        # refused only when g++ built it: a GPU batch would not know to import these points
+        check = replace(
+            check, status=CheckStatus.FAILED, message=f"{check.message}\n\n{NOT_CARRIED}"
+        )
     gpu_only = check.needs_a_gpu or (check.name in on_gpu and report.device.backend != "gpu")
     pending = check.status == "pending"
-    said = "" if check.needs_a_gpu or not gpu_only else f"\n\nHere: {check.message}"
+    shown = gpu_only and (correctness or not check.needs_a_gpu)
+    said = f"\n\nHere: {check.message}" if shown else ""
     test: dict[str, Any] = {
         "name": f"{report.exercise}: {check.name}",
         "score": 0.0 if gpu_only else check.score,

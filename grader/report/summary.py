@@ -75,12 +75,17 @@ def render_summary(
     failures: collections.Counter[str] = collections.Counter()
     errored: list[str] = []
     for result in results:
+        # one line per grading and message: a kernel that errors does so in every case
+        by_message: dict[str, list[str]] = {}
         for check in Report.from_json(result.report).checks:
             if check.status == "failed" and REFUSED not in check.symptoms:
                 failures[f"{result.exercise}: {check.name}"] += 1
             if check.status == "error":
                 first = check.message.strip().splitlines()[0][:200] if check.message.strip() else ""
-                errored.append(f"{result.student} ({result.exercise}): {check.name}: {first}")
+                by_message.setdefault(first, []).append(check.name)
+        for first, names in by_message.items():
+            which = names[0] if len(names) == 1 else f"{len(names)} checks ({', '.join(names)})"
+            errored.append(f"{result.student} ({result.exercise}): {which}: {first}")
     common = [f"{name}: {count}" for name, count in failures.most_common(10)]
     lines = ["# Batch summary", "", *_scores(results), *_not_graded(results)]
     lines += _items("Most common failed checks", common)

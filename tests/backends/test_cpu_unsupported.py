@@ -1,11 +1,12 @@
-"""Where the CPU backend finds a __shared__ variable in a template's body (which g++ would
-place out of the shared memory each block gets), and where it must not."""
+"""Where the CPU backend finds a __shared__ variable that g++ would place out of the shared memory
+each block gets (in a template's body), or could not place with the others (in an inline
+function, beside one elsewhere), and where it must not."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader.backends.cpu_unsupported import shared_in_template
+from grader.backends.cpu_unsupported import shared_in_inline_and_elsewhere, shared_in_template
 
 
 @pytest.mark.parametrize(
@@ -32,3 +33,36 @@ def test_a_shared_variable_in_a_templates_body_is_found(code: str) -> None:
 )
 def test_a_shared_variable_outside_every_template_is_not_found(code: str) -> None:
     assert shared_in_template(code) is None
+
+
+_KERNEL_SHARED = "\n__global__ void k() { __shared__ float t[4]; }"
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        "__device__ inline float f() { __shared__ float s[4]; return s[0]; }",
+        "__device__ __forceinline__ float f() { __shared__ float s[4]; return s[0]; }",
+        "struct S { __device__ float g() { __shared__ float s[4]; return s[0]; } };",
+    ],
+)
+def test_shared_variables_in_an_inline_function_and_elsewhere_are_found(helper: str) -> None:
+    # g++: "causes a section type conflict"; found in the source, before any build
+    code = helper + _KERNEL_SHARED
+    assert shared_in_inline_and_elsewhere(code) == code.index("__shared__")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "__device__ inline float f() { __shared__ float s[4]; return s[0]; }\n"
+        "__global__ void k() { f(); }",  # only inline ones: one kind of section, it builds
+        "__device__ float f() { __shared__ float s[4]; return s[0]; }" + _KERNEL_SHARED,
+        "__device__ inline float f();\nstruct P { float x; };" + _KERNEL_SHARED,
+        "struct P { float x; };\n__global__ void k() { __shared__ float t[4]; P p = {1}; }",
+        "inline namespace v1 { __device__ float f() { __shared__ float s[4]; return s[0]; } }"
+        + _KERNEL_SHARED,
+    ],
+)
+def test_shared_variables_of_one_kind_of_section_are_not_found(code: str) -> None:
+    assert shared_in_inline_and_elsewhere(code) is None

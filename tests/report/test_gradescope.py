@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import json
 
-from grader.report.gradescope import SEPARATELY, instructor_lines, render_results, results_json
-from grader.results import CheckResult, DeviceInfo, Report
+from grader.report.gradescope import (
+    NOT_CARRIED,
+    SEPARATELY,
+    instructor_lines,
+    render_results,
+    results_json,
+)
+from grader.results import CPU_REFUSES, CheckResult, DeviceInfo, Report
 
 
 def _report() -> Report:
@@ -73,3 +79,30 @@ def test_on_a_gpu_the_checks_graded_there_count_as_any_other() -> None:
     report = Report("ex4", "T", "kernel.cu", 9, DeviceInfo("gpu", "NVIDIA H200"), [timed])
     [test] = results_json([report], on_gpu={"ex4": {"performance"}})["tests"]
     assert (test["score"], test["max_score"], test["status"]) == (20, 20, "passed")
+
+
+def _refused(symptoms: tuple[str, ...]) -> Report:
+    why = "needs a GPU: the CPU backend cannot run this kernel; a GPU grades it\nkernel.cu:6: no"
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, "compiled", symptoms),
+        CheckResult("correctness 8x8x8", "correctness", "skipped", 0, 90, why),
+    ]
+    return Report("ex1", "T", "kernel.cu", 9, DeviceInfo("cpu", "CPU"), checks)
+
+
+def test_correctness_the_cpu_refuses_in_the_source_is_graded_separately_with_the_reason() -> None:
+    # a GPU batch sees the same refusal in the source and carries these points
+    [_, test] = results_json([_refused((CPU_REFUSES,))])["tests"]
+    assert test["name"] == "ex1: correctness 8x8x8 (graded separately)" and "status" not in test
+    assert (test["score"], test["max_score"]) == (0.0, 0.0)
+    assert test["output"].startswith(f"{SEPARATELY}\n\nHere: needs a GPU: the CPU backend cannot")
+    assert test["output"].endswith("kernel.cu:6: no")
+
+
+def test_correctness_refused_only_by_g_plus_plus_fails_here_and_says_what_to_do() -> None:
+    # a GPU batch cannot tell such a kernel from the source: "graded separately" would be points
+    # that never arrive
+    [_, test] = results_json([_refused(())])["tests"]
+    assert test["name"] == "ex1: correctness 8x8x8" and test["status"] == "failed"
+    assert (test["score"], test["max_score"]) == (0.0, 90)
+    assert test["output"].endswith(NOT_CARRIED) and "kernel.cu:6: no" in test["output"]

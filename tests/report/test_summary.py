@@ -10,7 +10,7 @@ from grader.batch.outputs import write_performance_scores
 from grader.course import load_course
 from grader.report.gradebook import gradebook, performance_scores
 from grader.report.summary import render_summary
-from grader.results import REFUSED, CheckResult, CheckStatus, DeviceInfo, Report
+from grader.results import CPU_REFUSES, REFUSED, CheckResult, CheckStatus, DeviceInfo, Report
 from tests.conftest import ROOT
 
 
@@ -120,3 +120,45 @@ def test_performance_scores_have_a_column_only_for_exercises_graded_on_a_gpu(
     target = tmp_path / "performance_scores.csv"
     write_performance_scores(target, ["ann"], [course.find("ex1"), course.find("ex4")], [])
     assert target.read_text().splitlines() == ["student,ex4 on a GPU", "ann,"]
+
+
+def _ex1(student: str, backend: str, symptoms: tuple[str, ...], status: CheckStatus) -> _Stored:
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, "", symptoms),
+        CheckResult("correctness a", "correctness", status, 45 * (status == "passed"), 45, ""),
+        CheckResult("correctness b", "correctness", status, 45 * (status == "passed"), 45, ""),
+    ]
+    report = Report("ex1", "T", "k.cu", 1, DeviceInfo(backend, backend.upper()), checks)
+    return _Stored(student, "ex1", report.score, report.max_score, report.to_json())
+
+
+def test_a_gpu_batch_carries_the_correctness_of_kernels_the_cpu_refuses(tmp_path: Path) -> None:
+    # Gradescope's CPU grading left ann's correctness to a GPU (inline PTX): the GPU batch's
+    # performance_scores.csv carries it, and only hers (bob's came from Gradescope already)
+    ann = _ex1("ann", "gpu", (CPU_REFUSES,), "passed")
+    bob = _ex1("bob", "gpu", (), "passed")
+    course = load_course(ROOT)
+    target = tmp_path / "performance_scores.csv"
+    write_performance_scores(target, ["ann", "bob"], [course.find("ex1")], [ann, bob])
+    assert target.read_text().splitlines() == ["student,ex1 on a GPU", "ann,90", "bob,"]
+    # a CPU batch carries nothing: its correctness needs a GPU, in the gradebook's last column
+    cpu = _ex1("ann", "cpu", (CPU_REFUSES,), "skipped")
+    write_performance_scores(target, ["ann"], [course.find("ex1")], [cpu])
+    assert target.read_text().splitlines() == ["student", "ann"]
+
+
+def test_errors_of_one_grading_with_one_message_are_listed_once() -> None:
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, ""),
+        *(
+            CheckResult(f"correctness {n}", "correctness", "error", 0, 30, "not run: gone\nmore")
+            for n in "abc"
+        ),
+    ]
+    report = Report("ex1", "T", "k.cu", 1, DeviceInfo("cpu", "C"), checks)
+    text = render_summary([_Stored("ann", "ex1", 10, 100, report.to_json())], [])
+    errored = text.split("## Gradings that errored\n\n", 1)[1].split("\n\n", 1)[0]
+    assert (
+        errored
+        == "- ann (ex1): 3 checks (correctness a, correctness b, correctness c): not run: gone"
+    )

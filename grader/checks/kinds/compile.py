@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from grader.backends.compiler import DEFAULT_ARCH, CompileFailure, compile_kernel
+from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.checks.base import Check, Context, Halt, Outcome, PlannedCheck
-from grader.results import CheckKind, CheckResult, CheckStatus
+from grader.results import CPU_REFUSES, CheckKind, CheckResult, CheckStatus
 from grader.spec import ExerciseSpec
 
 COMPILE_CHECK = "compile"
@@ -50,9 +51,17 @@ class CompileCheck(Check):
             else ""
         )
         message = f"compiled for {arch}{resources}"
+        # seen on every backend, so that a GPU grading knows what a CPU grading left to it
+        refused = (CPU_REFUSES,) if unsupported_constructs(context.source) else ()
         context.report(
             CheckResult(
-                COMPILE_CHECK, CheckKind.COMPILE, CheckStatus.PASSED, points, points, message
+                COMPILE_CHECK,
+                CheckKind.COMPILE,
+                CheckStatus.PASSED,
+                points,
+                points,
+                message,
+                refused,
             )
         )
         return None

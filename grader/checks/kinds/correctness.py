@@ -15,7 +15,7 @@ from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.kinds.compile import COMPILED
 from grader.events import StageEvent
 from grader.lane_lock import holding
-from grader.results import CheckKind, CheckResult, CheckStatus, Stage
+from grader.results import NEEDS_GPU, CheckKind, CheckResult, CheckStatus, Stage
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec, LaunchSpec
 
@@ -68,12 +68,15 @@ class CorrectnessCheck(Check):
         assert backend is not None  # the runner skips device checks without one
         compiled = context.evidence[COMPILED]
         assert isinstance(compiled, CompiledKernel)
+        refused = ""
         try:
             _prepare(context, backend, compiled, context.spec.kernel.defines, "")
-        except (KernelRuntimeError, UnsupportedKernelError) as exc:
+        except KernelRuntimeError as exc:
             return Halt(f"not run: {exc}", CheckStatus.ERROR)
+        except UnsupportedKernelError as exc:
+            refused = str(exc)
         with holding("shared", "correctness", context.emit):
-            return _run_cases(context, backend)
+            return _run_cases(context, backend, refused)
 
     def hints(
         self, spec: ExerciseSpec, results: list[CheckResult], source: KernelSource
@@ -92,7 +95,8 @@ class CorrectnessCheck(Check):
         return hints + ([shared] if shared else [])
 
 
-def _run_cases(context: Context, backend: Backend) -> Outcome:
+def _run_cases(context: Context, backend: Backend, refused: str) -> Outcome:
+    """`refused`: why the backend cannot run the exercise's own build ("" where it can)."""
     spec, source = context.spec, context.source
     built = ""  # the variant the backend holds; "" is the exercise's own build, prepared already
     build_failure = ""
@@ -106,7 +110,7 @@ def _run_cases(context: Context, backend: Backend) -> Outcome:
             context.report(context.deselected(planned))
             continue
         if case.variant != built:
-            built, build_failure = case.variant, ""
+            built, build_failure, refused = case.variant, "", ""
             defines = {**spec.kernel.defines, **dict(case.defines)}
             context.start("build", BUILD_BUDGET_S)
             variant = compile_kernel(source, spec.kernel.name, defines, backend.arch)
@@ -115,10 +119,15 @@ def _run_cases(context: Context, backend: Backend) -> Outcome:
             else:
                 try:
                     _prepare(context, backend, variant, defines, case.variant)
-                except (KernelRuntimeError, UnsupportedKernelError) as exc:
+                except KernelRuntimeError as exc:
                     build_failure = f"cannot run with {case.variant}: {exc}"
+                except UnsupportedKernelError as exc:
+                    refused = f"with {case.variant}: {exc}"
         if build_failure:
             context.report(_failed(case, build_failure))
+            continue
+        if refused:
+            context.report(_needs_gpu(case, refused))
             continue
         shape = case.case.dims
         launches = backend.launches(shape.m, shape.k, shape.n, case.case.repeat)
@@ -138,7 +147,7 @@ def _run_cases(context: Context, backend: Backend) -> Outcome:
                 return Exit()
             continue
         except UnsupportedKernelError as exc:
-            context.report(_error(case, f"not run: {exc}"))
+            context.report(_needs_gpu(case, str(exc)))
             continue
         context.report(_with_warnings(result, backend.take_warnings()))
     return None
@@ -172,9 +181,12 @@ def _failed(case: CorrectnessCase, message: str, symptom: str = "runtime_error")
     )
 
 
-def _error(case: CorrectnessCase, message: str) -> CheckResult:
+def _needs_gpu(case: CorrectnessCase, why: str) -> CheckResult:
+    """A case this backend cannot run faithfully (only the CPU backend refuses kernels): its
+    points are graded on a GPU, not lost here."""
+    message = f"{NEEDS_GPU}: the CPU backend cannot run this kernel; a GPU grades it\n{why}"
     return CheckResult(
-        case.name, CheckKind.CORRECTNESS, CheckStatus.ERROR, 0.0, case.max_score, message
+        case.name, CheckKind.CORRECTNESS, CheckStatus.SKIPPED, 0.0, case.max_score, message
     )
 
 

@@ -1,13 +1,12 @@
 """The correctness check's plan and its refusals: one result per case (per tile size in a
-sweep), and a kernel the backend refuses to run ends the grading as an error, not as wrong."""
+sweep), and a kernel the backend refuses to run is left to a GPU, neither wrong nor graded."""
 
 from __future__ import annotations
 
 from grader.backends.compiler import compile_kernel
-from grader.checks.base import Halt
 from grader.checks.kinds.compile import COMPILED
 from grader.checks.kinds.correctness import CorrectnessCheck, correctness_cases
-from tests.checks.kinds.fakes import NoTimingBackend, context, spec_of
+from tests.checks.kinds.fakes import NoTimingBackend, context, sent, spec_of
 from tests.conftest import ROOT
 
 EX1, EX2 = spec_of("ex1-non-square"), spec_of("ex2-tile-sweep")
@@ -26,12 +25,16 @@ def test_every_case_is_planned_once_per_build_with_the_points_split_evenly() -> 
     }
 
 
-def test_a_kernel_the_backend_refuses_ends_the_grading_as_an_error() -> None:
+def test_a_kernel_the_backend_refuses_leaves_every_case_to_a_gpu_and_grading_goes_on() -> None:
     source = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
     backend = NoTimingBackend(refuse="kernel.cu:3: an asm statement")
-    made, _ = context(EX1, source, backend)
+    made, events = context(EX1, source, backend)
     made.evidence[COMPILED] = compile_kernel(
         made.source, EX1.kernel.name, EX1.kernel.defines, "sm_90"
     )
     outcome = CorrectnessCheck().run(made)
-    assert outcome == Halt("not run: kernel.cu:3: an asm statement", "error")
+    assert outcome is None  # the checks after it (answers, ...) still run
+    results = sent(events)
+    assert [r.name for r in results] == [c.name for c in correctness_cases(EX1)]
+    assert all(r.needs_a_gpu and r.score == 0 for r in results)
+    assert all(r.message.endswith("\nkernel.cu:3: an asm statement") for r in results)
