@@ -84,21 +84,22 @@ def run(
         for student, exercise in store.set_aside(work.absent):
             console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
         run_id = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+        seen = {s.student for s in found}
+        # what this run did not look at again stands: other exercises', other students'
+        kept = carried_over(BatchView.from_json(earlier), seen, ids, bool(students))
+        missing, refused = [*work.missing, *kept.missing], [*work.refused, *kept.refused]
         to_refuse = sum(s.error is not None for s, _ in work.todo)
-        console.plan(len(work.todo), to_refuse, jobs, len(work.missing), len(work.refused))
+        console.plan(len(work.todo), to_refuse, jobs, len(missing), len(refused))
         grade_all(
             work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
             lanes=lanes, jobs=jobs, console=console,
         )  # fmt: skip
-        seen = {s.student for s in found}
-        # what this run did not look at again stands: other exercises', other students'
-        kept = carried_over(BatchView.from_json(earlier), seen, ids, bool(students))
         skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
         view = BatchView(
             students=sorted(seen | set(kept.students)),
             exercises=graded,  # a run of other exercises (--resume, --student) keeps those
-            missing=[*work.missing, *kept.missing],
-            refused=[*work.refused, *kept.refused],
+            missing=missing,
+            refused=refused,
             skipped=list(dict.fromkeys([*skipped, *kept.skipped])),
             notes=list(dict.fromkeys([*notes, *kept.notes])),
             gpus=list(gpus),
