@@ -4,6 +4,7 @@ is graded by a person with the spec's rubric (`grader review`), pending until th
 
 from __future__ import annotations
 
+import fnmatch
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -65,7 +66,8 @@ class SweepEvidence:
 
 
 QuestionOf = Callable[[tuple[str | int, ...]], str | None]
-"""The question (its check's name) a location in the answers file belongs to; None for none."""
+"""The questions a location in the answers file belongs to, as a pattern of their checks' names
+(fnmatch's: `answers TILE_SIZE=* figures` is each tile size's); None for none."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
     """The question of a location in ex2's answers file (None: the file as a whole)."""
     if len(loc) >= 2 and loc[0] == "measurements" and isinstance(loc[1], int):
         return f"answers TILE_SIZE={loc[1]} figures"
+    if loc and loc[0] == "measurements":  # not a mapping of tile sizes: every size's figures
+        return "answers TILE_SIZE=* figures"
     if loc and loc[0] == "fastest_tile_size":
         return "answers fastest tile size"
     if loc and loc[0] == "limit_64":
@@ -161,13 +165,20 @@ def with_problems(
     """Each question with a problem failed with it, once; problems of no graded question go to
     the explanation's entry, which a student always sees (failed where it is worth no points;
     still pending where a person reviews it: a stray key costs no written answer)."""
-    names = {r.name for r in graded}
+
+    def of(name: str) -> list[str]:
+        return [p for q, p in problems.items() if q is not None and fnmatch.fnmatchcase(name, q)]
+
     out = [
-        problem_result(r.name, problems[r.name], share) if r.name in problems else r
+        problem_result(r.name, "; ".join(of(r.name)), share) if of(r.name) else r
         for r in graded
         if r.name != EXPLANATION
     ]
-    rest = [problem for question, problem in problems.items() if question not in names]
+    rest = [
+        problem
+        for question, problem in problems.items()
+        if question is None or not any(fnmatch.fnmatchcase(r.name, question) for r in out)
+    ]
     explanation = next(r for r in graded if r.name == EXPLANATION)
     if rest:
         status = explanation.status if explanation.max_score else CheckStatus.FAILED

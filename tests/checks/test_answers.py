@@ -277,3 +277,16 @@ def test_a_key_of_an_odd_type_costs_no_answer() -> None:
     results = _grade(ANSWERS.read_text() + "null: 3\n")
     assert "None" in results["answers explanation"].message  # shown, and costs no answer
     _questions_pass(results)
+
+
+def test_measurements_not_a_mapping_fail_every_tile_sizes_figures_not_the_explanation() -> None:
+    # found by the eighth walk: `measurements: 12` was reported on the explanation's entry
+    text = ANSWERS.read_text()
+    block = text[text.index("measurements:") : text.index("fastest_tile_size")]
+    results = _grade(text.replace(block, "measurements: 12\n"))
+    figures = [r for name, r in results.items() if name.endswith(" figures")]
+    assert len(figures) == 3 and all(r.status == "failed" for r in figures)
+    assert all(r.message.startswith("answers.yaml:4:") for r in figures), figures[0].message
+    explanation = results["answers explanation"]
+    assert explanation.status == "pending" and "measurements" not in explanation.message
+    assert results["answers fastest tile size"].status == "passed"
