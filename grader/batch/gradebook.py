@@ -12,13 +12,7 @@ from grader.batch.late import for_students, lateness
 from grader.batch.store import ResultStore
 from grader.course import Course
 from grader.csv_safe import Cell, write_csv
-from grader.report.gradebook import (
-    NOT_GRADED_YET,
-    identity_columns,
-    not_graded_yet,
-    person_rows,
-    who,
-)
+from grader.report.gradebook import NOT_GRADED_YET, identity_columns, not_graded_yet, people, who
 from grader.report.stored import Person, Roster
 from grader.results import Report
 
@@ -125,7 +119,7 @@ def write_gradebook(
         header += [exercise, f"{exercise} days late"]
     rows: list[list[Cell]] = []
     counted: list[Grade] = []
-    for keys, member in _people(students, roster):
+    for keys, member in people(students, roster):
         row: list[Cell] = who(" ".join(keys), member, named)
         total = 0.0
         waiting = []
@@ -157,40 +151,6 @@ def write_gradebook(
         )
     db.close()
     return database
-
-
-def _people(students: Sequence[str], roster: Roster) -> list[tuple[list[str], Person | None]]:
-    """A row per person: the keys of every submission an export names them in (the same
-    person where an SID or an e-mail is the same: a resubmission, or another assignment's
-    export, has a key of its own, and one export may lack the SID), and who they are (as the
-    first of those submissions that gives an SID names them); a row per key where no export
-    names anyone."""
-    rows = person_rows(students, roster)
-    parent = list(range(len(rows)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first: dict[str, int] = {}
-    for i, (_, member) in enumerate(rows):
-        if member is None:
-            continue
-        for mark in (f"sid:{member.sid}" if member.sid else "", f"email:{member.email.lower()}"):
-            if mark and mark != "email:":
-                j = first.setdefault(mark, i)
-                parent[root(i)] = root(j)
-    people: dict[int, tuple[list[str], Person | None]] = {}
-    for i, (key, member) in enumerate(rows):
-        keys, shown = people.get(root(i), ([], None))
-        if key not in keys:
-            keys.append(key)
-        if shown is None or (member is not None and member.sid and not shown.sid):
-            shown = member  # the first that names them with an SID
-        people[root(i)] = (keys, shown)
-    return list(people.values())
 
 
 def _newest(grades: Sequence[Grade]) -> Grade | None:

@@ -9,7 +9,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,8 @@ class StoredResult:
     score: float
     max_score: float
     report: dict[str, Any]
+    submitted_at: float = 0.0
+    """When its files were handed in (seconds since the epoch; 0 where unknown)."""
 
 
 class ResultStore:
@@ -254,11 +256,16 @@ class ResultStore:
         """The newest result of each student x exercise; with `reviewed`, each written answer
         that a person reviewed graded by that review (grader/batch/reviews.py)."""
         rows = self._db.execute(
-            "SELECT student, exercise, score, max_score, report_json FROM results r"
-            " WHERE id = (SELECT MAX(id) FROM results WHERE student = r.student"
-            f" AND exercise = r.exercise) AND {CURRENT} ORDER BY student, exercise"
+            "SELECT r.student, r.exercise, r.score, r.max_score, r.report_json,"
+            " COALESCE(h.submitted_at, 0) FROM results r LEFT JOIN handed_in h"
+            " ON h.student = r.student AND h.exercise = r.exercise"
+            " AND h.source_sha256 = r.source_sha256"
+            " WHERE r.id = (SELECT MAX(id) FROM results WHERE student = r.student"
+            f" AND exercise = r.exercise) AND {CURRENT} ORDER BY r.student, r.exercise"
         )
-        results = [StoredResult(s, e, sc, mx, json.loads(rep)) for s, e, sc, mx, rep in rows]
+        results = [
+            StoredResult(s, e, sc, mx, json.loads(rep), float(at)) for s, e, sc, mx, rep, at in rows
+        ]
         if not reviewed:
             return results
         reviews = self.reviews()
@@ -288,6 +295,4 @@ def _with_review(result: StoredResult, reviews: dict[tuple[str, str, str], Revie
     if not review:
         return result
     report = apply_review(Report.from_json(result.report), review)
-    return StoredResult(
-        result.student, result.exercise, report.score, report.max_score, report.to_json()
-    )
+    return replace(result, score=report.score, max_score=report.max_score, report=report.to_json())

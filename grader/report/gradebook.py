@@ -24,6 +24,40 @@ def person_rows(students: Sequence[str], roster: Roster) -> list[tuple[str, Pers
     return rows
 
 
+def people(students: Sequence[str], roster: Roster) -> list[tuple[list[str], Person | None]]:
+    """A row per person: the keys of every submission an export names them in (the same
+    person where an SID or an e-mail is the same: a resubmission, or another assignment's
+    export, has a key of its own, and one export may lack the SID), and who they are (as the
+    first of those submissions that gives an SID names them); a row per key where no export
+    names anyone."""
+    rows = person_rows(students, roster)
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, (_, member) in enumerate(rows):
+        if member is None:
+            continue
+        for mark in (f"sid:{member.sid}" if member.sid else "", f"email:{member.email.lower()}"):
+            if mark and mark != "email:":
+                j = first.setdefault(mark, i)
+                parent[root(i)] = root(j)
+    found: dict[int, tuple[list[str], Person | None]] = {}
+    for i, (key, member) in enumerate(rows):
+        keys, shown = found.get(root(i), ([], None))
+        if key not in keys:
+            keys.append(key)
+        if shown is None or (member is not None and member.sid and not shown.sid):
+            shown = member  # the first that names them with an SID
+        found[root(i)] = (keys, shown)
+    return list(found.values())
+
+
 def identity_columns(named: bool) -> list[str]:
     """The leading columns of both CSVs: the key, then who, where an export names them (with
     the headers Gradescope's own exports and score uploads use)."""
@@ -40,31 +74,42 @@ def _cell(points: float | None) -> str:
     return "" if points is None else f"{points:g}"
 
 
+def _newest(
+    keys: Sequence[str], exercise: str, by_key: Mapping[tuple[str, str], Graded]
+) -> Graded | None:
+    """The result that counts of one person's for one exercise: the later hand-in's (a
+    resubmission exported with a key of its own is the same person's, by SID or e-mail)."""
+    found = [by_key[k, exercise] for k in keys if (k, exercise) in by_key]
+    return max(found, key=lambda r: r.submitted_at) if found else None
+
+
 def gradebook(
     students: Sequence[str],
     exercises: Sequence[str],
     results: Sequence[Graded],
     roster: Roster | None = None,
 ) -> Table:
-    """A row per student (a row per member of each submission, with their SID, e-mail and
-    name, where an export names them): the points per exercise, the total, and the written
-    answers still pending review (the total is not final while any is)."""
+    """A row per student (a row per person, with their SID, e-mail and name, where an export
+    names them: each member of a group, and one row for a person's submissions under several
+    keys, each exercise's points from the later hand-in): the points per exercise, the total,
+    and what is not graded yet (the total is not final while it says anything)."""
     roster = roster or {}
-    scores = {(r.student, r.exercise): r.score for r in results}
-    reports = {(r.student, r.exercise): Report.from_json(r.report) for r in results}
+    by_key = {(r.student, r.exercise): r for r in results}
     named = any(roster.values())
     rows: list[list[Cell]] = []
-    for student, member in person_rows(students, roster):
-        points = [scores.get((student, e)) for e in exercises]
+    for keys, member in people(students, roster):
+        counted = {e: _newest(keys, e, by_key) for e in exercises}
+        points = [r.score if r else None for r in counted.values()]
         total = sum(p for p in points if p is not None)
         waiting = "; ".join(
             f"{e}: {note}"
-            for e in exercises
-            if (report := reports.get((student, e)))
+            for e, r in counted.items()
+            if r
+            and (report := Report.from_json(r.report))
             and (note := not_graded_yet(report.needs_gpu, report.pending))
         )
-        row = [*who(student, member, named), *(_cell(p) for p in points), f"{total:g}", waiting]
-        rows.append(row)
+        row = [*who(" ".join(keys), member, named), *(_cell(p) for p in points), f"{total:g}"]
+        rows.append([*row, waiting])
     return [*identity_columns(named), *exercises, "total", NOT_GRADED_YET], rows
 
 
@@ -99,27 +144,26 @@ def performance_scores(
     Gradescope ('Upload scores') or Canvas, where the CPU-only autograder left them out. Empty
     where the grading had no GPU; 0 for nothing handed in, where the exercise was graded on one."""
     roster = roster or {}
-    points: dict[tuple[str, str], float] = {}
-    handed_in: set[tuple[str, str]] = set()
-    timed: set[str] = set()  # exercises graded on a GPU
-    for result in results:
-        handed_in.add((result.student, result.exercise))
-        names = gpu_checks.get(result.exercise, ())
-        report = Report.from_json(result.report)
-        if report.device.backend == "gpu":
-            timed.add(result.exercise)
-        carried = carries_correctness(report)
-        on_gpu = [
-            c for c in report.checks if c.name in names or (carried and c.kind == "correctness")
-        ]
-        if on_gpu and not any(c.needs_a_gpu for c in on_gpu):
-            points[(result.student, result.exercise)] = round(sum(c.score for c in on_gpu), 2)
+    by_key = {(r.student, r.exercise): r for r in results}
+    timed = {r.exercise for r in results if Report.from_json(r.report).device.backend == "gpu"}
     named = any(roster.values())
     rows: list[list[Cell]] = []
-    for student, member in person_rows(students, roster):
-        cells = [
-            _cell(0.0 if e in timed and (student, e) not in handed_in else points.get((student, e)))
-            for e in exercises
-        ]
-        rows.append([*who(student, member, named), *cells])
+    for keys, member in people(students, roster):
+        cells = []
+        for exercise in exercises:
+            result = _newest(keys, exercise, by_key)
+            if result is None:  # nothing handed in: 0 where the exercise was graded on a GPU
+                cells.append(_cell(0.0 if exercise in timed else None))
+                continue
+            cells.append(_cell(_on_gpu(Report.from_json(result.report), gpu_checks[exercise])))
+        rows.append([*who(" ".join(keys), member, named), *cells])
     return [*identity_columns(named), *(f"{e} on a GPU" for e in exercises)], rows
+
+
+def _on_gpu(report: Report, names: Collection[str]) -> float | None:
+    """The points of the checks a GPU grades in `report`, None where it had none to grade them."""
+    carried = carries_correctness(report)
+    on_gpu = [c for c in report.checks if c.name in names or (carried and c.kind == "correctness")]
+    if not on_gpu or any(c.needs_a_gpu for c in on_gpu):
+        return None
+    return round(sum(c.score for c in on_gpu), 2)

@@ -23,6 +23,10 @@ class Graded(Protocol):
     def report(self) -> dict[str, Any]:
         """The Report's JSON (Report.from_json reads it)."""
 
+    @property
+    def submitted_at(self) -> float:
+        """When its files were handed in (seconds since the epoch; 0 where unknown)."""
+
 
 class Person(Protocol):
     """Someone behind a submission, as an export names them ('' where it does not)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ class _Stored:
     score: float
     max_score: float
     report: dict[str, Any]
+    submitted_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -162,3 +163,28 @@ def test_errors_of_one_grading_with_one_message_are_listed_once() -> None:
         errored
         == "- ann (ex1): 3 checks (correctness a, correctness b, correctness c): not run: gone"
     )
+
+
+def test_one_persons_submissions_under_two_keys_are_one_row_with_the_later_hand_ins() -> None:
+    # the eighth walk: a late export's new key for the same person (by SID, or by e-mail where
+    # the export lacks the SID) gave the batch's own CSVs a second row
+    early = _stored("submission_1", "passed", 20)
+    late = replace(_stored("submission_9", "failed", 0), submitted_at=2.0)
+    ex1 = _ex1("submission_1", "gpu", (), "passed")
+    roster = {
+        "submission_1": [_Person("7", "ann@x", "Ann")],
+        "submission_9": [_Person("", "ANN@x", "Ann")],
+        "submission_2": [_Person("8", "bob@x", "Bob")],
+    }
+    keys = ["submission_1", "submission_2", "submission_9"]
+    _, rows = gradebook(keys, ["ex1", "ex4"], [early, late, ex1], roster)
+    assert rows == [
+        ["submission_1 submission_9", "7", "ann@x", "Ann", "100", "10", "110", ""],
+        ["submission_2", "8", "bob@x", "Bob", "", "", "0", ""],
+    ]
+    gpu = {"ex4": {"timing"}, "ex1": set()}
+    _, rows = performance_scores(keys, ["ex4"], [early, late, ex1], gpu, roster)
+    assert rows == [
+        ["submission_1 submission_9", "7", "ann@x", "Ann", "0"],  # the later hand-in's timing
+        ["submission_2", "8", "bob@x", "Bob", "0"],  # nothing handed in, graded on a GPU
+    ]
