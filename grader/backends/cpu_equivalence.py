@@ -29,7 +29,8 @@ CUDA_MACROS = frozenset(
         "__global__", "__device__", "__host__", "__noinline__", "__forceinline__",
         "__restrict__", "__launch_bounds__", "__align__", "__constant__", "__shared__",
         "__syncthreads", "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
-        "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
+        "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync", "__syncthreads_count",
+        "__syncthreads_and", "__syncthreads_or",
     }
 )  # fmt: skip
 """Names the CPU runtime defines as macros on purpose: CUDA's keywords and built-ins."""

@@ -21,7 +21,8 @@ _RUNTIME_TEMPLATES = tuple(
         r"(?P<t>.+) (?:max|min)<(?P=t)>\((?P=t), (?P=t)\)",
         r"std::common_type<(?P<a>[^,<>]+), (?P<b>[^,<>]+)>::type (?:max|min)<(?P=a), (?P=b)>"
         r"\((?P=a), (?P=b)\)",
-        r"(?P<t>.+) __ldg<(?P=t)>\((?P=t) const\*\)",
+        r"(?P<t>.+) (?:__ldg|__ldcg|__ldca|__ldcs|__ldlu|__ldcv)<(?P=t)>\((?P=t) const\*\)",
+        r"void (?:__stcg|__stcs|__stwt|__stwb)<(?P<t>.+)>\((?P=t)\*, (?P=t)\)",
         r"(?P<t>.+) atomic(?:Add|Sub|Max|Min|Exch)<(?P=t)>\((?P=t)\*, (?P=t)\)",
         r"(?P<t>.+) atomicCAS<(?P=t)>\((?P=t)\*, (?P=t), (?P=t)\)",
     )

@@ -18,6 +18,8 @@ from grader.source import KernelSource
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
 HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
+INTRINSICS = RUNTIME_DIR / "cuda_cpu_intrinsics.hpp"
+"""Included by HEADER: more of CUDA's intrinsics."""
 HARNESS = RUNTIME_DIR / "harness_main.hpp"
 BUILD_TIMEOUT_S = 180
 

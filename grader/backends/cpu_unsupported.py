@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from grader.backends.cpu_builtins import missing_builtin
 from grader.lexing import blank_comments_and_literals
 from grader.source import KernelSource
 
@@ -169,4 +170,11 @@ def unsupported_constructs(source: KernelSource) -> list[str]:
             found.append(
                 f"{source.display_name}:{line}: {what} is not supported by the CPU backend"
             )
+    missing = missing_builtin(code)
+    if missing is not None:
+        line = code.count("\n", 0, missing[0]) + 1
+        found.append(
+            f"{source.display_name}:{line}: {missing[1]}() is not provided by the CPU backend "
+            "(a CUDA built-in its runtime lacks)"
+        )
     return found

@@ -198,6 +198,75 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     assert report.passed, _messages(report)
 
 
+_INTRINSICS = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    __shared__ __align__(16) float pad[4];
+    __shared__ unsigned counter;
+    int row = __mul24(blockIdx.y, blockDim.y) + threadIdx.y;
+    int col = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+    __builtin_assume(K >= 0);
+    if (threadIdx.x == 0 && threadIdx.y == 0) counter = 0;
+    pad[threadIdx.x % 4] = 0.0f;
+    __syncthreads();
+    atomicInc(&counter, 1000000u);
+    unsigned bad = 0, bits = 0xffu;
+    atomicAnd(&bits, 0x0fu); bad |= (bits != 0x0fu) << 0;
+    bad |= (__mul24(0x00800000, 2) != -16777216) << 1;
+    bad |= (__umul24(0x1000001u, 3u) != 3u) << 2;
+    bad |= (__mulhi(0x40000000, 8) != 2) << 3;
+    bad |= (__umulhi(0xffffffffu, 0xffffffffu) != 0xfffffffeu) << 4;
+    bad |= (__popcll(0xffffffffffULL) != 40) << 5;
+    bad |= (__clzll(1LL) != 63) << 6;
+    bad |= (__ffsll(0x100000000LL) != 33) << 7;
+    bad |= (__byte_perm(0x33221100u, 0x77665544u, 0x5410u) != 0x55441100u) << 8;
+    bad |= (__funnelshift_l(0x80000000u, 1u, 1u) != 3u) << 9;
+    bad |= (__funnelshift_r(2u, 1u, 1u) != 0x80000001u) << 10;
+    bad |= (__sad(3, 7, 10u) != 14u) << 11;
+    bad |= (__rhadd(3, 4) != 4 || __hadd(-3, -4) != -4) << 12;
+    bad |= (__fadd_rd(1.0f, 1e-10f) != 1.0f || __fadd_ru(1.0f, 1e-10f) != 1.00000012f) << 13;
+    float third = 1.0f / 3.0f;
+    bad |= (__fmul_rz(third, 3.0f) != 1.0f || __fmul_ru(third, 3.0f) != 1.00000012f) << 14;
+    int big = 16777217;
+    bad |= (__int2float_rz(big) != 16777216.0f || __int2float_ru(big) != 16777218.0f) << 15;
+    bad |= (__float2uint_rn(2.5f) != 2u || __double2float_rd(0.1) != 0.099999994f) << 16;
+    bad |= (__hiloint2double(0x3ff00000, 0) != 1.0 || __fma_rn(2.0, 3.0, 1.0) != 7.0) << 17;
+    bad |= (__dsqrt_rn(4.0) != 2.0 || __ldcg(&pad[0]) != 0.0f) << 18;
+    int count = __syncthreads_count(threadIdx.x < 3);
+    int all = __syncthreads_and(1), any = __syncthreads_or(threadIdx.x == 5 && threadIdx.y == 0);
+    bad |= (count != 3 * (int)blockDim.y || all != 1 || any != 1) << 19;
+    __syncthreads();
+    bad |= (counter != blockDim.x * blockDim.y) << 20;
+    bad |= (__fdiv_ru(1.0f, 3.0f) != 0.333333343f || __fdiv_rd(1.0f, 3.0f) != 0.333333313f) << 21;
+    __stcg(&pad[1], 0.0f);
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) acc += __ldcs(&A[row * K + k]) * __ldca(&B[k * N + col]);
+        if (bad) printf("bad bits %x\\n", bad);
+        C[row * N + col] = acc + (float)bad;
+    }
+}
+"""
+
+
+def test_cuda_s_intrinsics_compute_what_the_gpu_computes(small_ex1: Exercise) -> None:
+    # the ninth walk: __mul24, __syncthreads_count, __fadd_rd, __ldcg, atomicInc... did not
+    # build, and `__shared__ __align__(16)` did not either; each sets a bit of `bad` where its
+    # result is not CUDA's
+    report = _grade(small_ex1, _INTRINSICS)
+    assert report.passed and not report.needs_gpu, _messages(report)
+
+
+def test_a_cuda_built_in_the_runtime_lacks_is_refused_from_the_source(small_ex1: Exercise) -> None:
+    # found in the source, on every backend: a GPU grading knows a CPU one left it the points
+    body = _INTRINSICS.replace("__fma_rn(2.0, 3.0, 1.0)", "__fma_rz(2.0, 3.0, 1.0)")
+    report = _grade(small_ex1, body)
+    assert report.checks[0].status == "passed" and report.cpu_refuses
+    runtime = report.checks[1]
+    assert runtime.needs_a_gpu and "__fma_rz() is not provided by the CPU backend" in (
+        runtime.message
+    )
+
+
 def test_a_shared_array_in_a_template_is_refused_at_its_line_not_called_a_race(
     small_ex1: Exercise,
 ) -> None:

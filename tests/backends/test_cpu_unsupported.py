@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from grader.backends.cpu_builtins import missing_builtin
 from grader.backends.cpu_unsupported import shared_in_inline_and_elsewhere, shared_in_template
 
 
@@ -66,3 +67,31 @@ def test_shared_variables_in_an_inline_function_and_elsewhere_are_found(helper: 
 )
 def test_shared_variables_of_one_kind_of_section_are_not_found(code: str) -> None:
     assert shared_in_inline_and_elsewhere(code) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "name"),
+    [
+        ("y = __fma_rz(a, b, c);", "__fma_rz"),  # CUDA has it; the runtime does not
+        ("atomicAdd_block(p, 1);", "atomicAdd_block"),
+        ("z = normcdff(x);", "normcdff"),  # a CUDA math function <cmath> lacks
+        ("return __threadfence_system();", "__threadfence_system"),
+    ],
+)
+def test_a_cuda_built_in_the_runtime_lacks_is_found(code: str, name: str) -> None:
+    assert missing_builtin(code) == (code.index(name), name)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = __mul24(a, b) + __fadd_rd(x, y) + __syncthreads_count(p); atomicInc(q, 3);",
+        "__device__ int __mine(int a) { return a; }\nx = __mine(2);",  # its own function
+        "#define __sq(x) ((x) * (x))\ny = __sq(2);",  # its own macro
+        "float normcdff(float x) { return x; }\nz = normcdff(x);",
+        "z = std::norm(c) + v.norm() + p->rnorm();",  # not CUDA's: a namespace's, a member
+        "__attribute__((aligned(16))) float x; y = __builtin_expect(x, 1);",  # g++'s own
+    ],
+)
+def test_what_the_runtime_or_the_file_itself_provides_is_not_found(code: str) -> None:
+    assert missing_builtin(code) is None

@@ -63,6 +63,7 @@ struct Thread {
     int lane_arg = 0;
     int width = 32;
     std::uint64_t result = 0;
+    unsigned reductions = 0;          // __syncthreads_count/_and/_or calls it has made
     // the fiber's stack
     char *stack_bottom = nullptr;
     std::size_t stack_size = 0;
@@ -99,6 +100,9 @@ struct Block {
     char *shared = nullptr;           // its copy of the gg_shared section (saved or to restore)
     void *dynamic_shared = nullptr;   // its dynamic shared memory
     bool live = false;
+    // the __syncthreads_count/_and/_or under way: its call number and what it has gathered
+    unsigned round = 0;
+    int count = 0, all = 1, any = 0;
 };
 
 struct Launch {
@@ -148,7 +152,7 @@ using uint3 = gg::dim3;
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))  // alignas may not follow __shared__'s attribute
 #define __constant__ static
 // Shared arrays live in their own section; every resident block has its own copy of it, swapped
 // in when the block runs (switch_to) and poisoned when it starts. (AddressSanitizer leaves
@@ -428,6 +432,7 @@ inline void start_block(Launch &l, unsigned slot, unsigned linear, Order order, 
     for (unsigned i = 0; i < count; ++i) {
         Thread &t = b.threads[i];
         t.state = State::Ready;
+        t.reductions = 0;
         t.stack_bottom = l.stacks + (std::size_t(slot) * count + i) * (l.stack_size + page) + page;
         t.stack_size = l.stack_size;
         t.context = ctx::make_fcontext(t.stack_bottom + t.stack_size, t.stack_size, fiber_entry);
@@ -435,6 +440,7 @@ inline void start_block(Launch &l, unsigned slot, unsigned linear, Order order, 
     if (order == Order::Shuffle) threads.shuffle(b.visit, count);
     if (b.shared) std::memset(b.shared, 0xFF, shared_section_size());
     if (b.dynamic_shared) std::memset(b.dynamic_shared, 0xFF, dynamic_size);
+    b.round = 0;
     if (l.in_section == static_cast<int>(slot)) l.in_section = -1;  // the section holds the old block's
     b.live = true;
 }
@@ -559,6 +565,30 @@ inline void sync_threads(int line) {
     hand_over(launch_state(), t);
 }
 
+// __syncthreads_count (which 0), _and (1), _or (2): a barrier, every live thread's predicate
+// gathered into its block, a second barrier, the answer. The first thread past the first barrier
+// of a call starts the gathering; the second barrier lets every thread read it before the next
+// call's first barrier lets anyone start that one.
+inline int sync_reduce(int predicate, int which, int line) {
+    Launch &l = launch_state();
+    sync_threads(line);
+    Block &b = l.blocks[l.in_section];
+    Thread &t = *l.current;
+    if (b.round != t.reductions + 1) {
+        b.round = t.reductions + 1;
+        b.count = 0;
+        b.all = 1;
+        b.any = 0;
+    }
+    const int p = predicate != 0;
+    b.count += p;
+    b.all &= p;
+    b.any |= p;
+    ++t.reductions;
+    sync_threads(line);
+    return which == 0 ? b.count : which == 1 ? b.all : b.any;
+}
+
 inline std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int lane_arg, int width,
                              int line) {
     char message[256];
@@ -598,6 +628,9 @@ template <class T> T from_bits(std::uint64_t value) {
 }  // namespace gg
 
 #define __syncthreads() ::gg::sync_threads(__LINE__)
+#define __syncthreads_count(p) ::gg::sync_reduce((p), 0, __LINE__)
+#define __syncthreads_and(p) ::gg::sync_reduce((p), 1, __LINE__)
+#define __syncthreads_or(p) ::gg::sync_reduce((p), 2, __LINE__)
 #define __syncwarp(...) ::gg::syncwarp_(__LINE__, ##__VA_ARGS__)
 #define __shfl_sync(mask, v, lane, ...) ::gg::shfl_(::gg::WarpOp::Shfl, mask, v, lane, __LINE__, ##__VA_ARGS__)
 #define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, d, __LINE__, ##__VA_ARGS__)
@@ -707,3 +740,5 @@ template <class T> inline T atomicMax(T *p, T v) { T old = *p; *p = old < v ? v 
 template <class T> inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
 template <class T> inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
 template <class T> inline T atomicCAS(T *p, T compare, T v) { T old = *p; if (old == compare) *p = v; return old; }
+
+#include "cuda_cpu_intrinsics.hpp"

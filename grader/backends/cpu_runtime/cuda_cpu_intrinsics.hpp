@@ -1,0 +1,262 @@
+// cuda_cpu_intrinsics.hpp: more of CUDA's device intrinsics, as the GPU computes them (CUDA's
+// math API and programming guide), for cuda_cpu.hpp, which includes it at its end.
+//
+// Directed rounding (_rz toward zero, _ru up, _rd down) is exact: the operation is done in the
+// default rounding to nearest, its exact error's sign is found (TwoSum, an fma, a remainder), and
+// the result moved by one ulp where the mode asks for it. A name CUDA has and this file lacks is
+// refused from the kernel's source (cpu_unsupported.py), never left to g++.
+#pragma once
+
+#include <limits>
+
+namespace gg {
+
+enum class Round { Near, Zero, Up, Down };
+
+// `r`, the nearest to an exact value whose difference from r has the sign `error` (-1, 0, 1),
+// moved as `mode` rounds that exact value.
+template <class T> inline T directed(T r, int error, Round mode) {
+    if (std::isnan(r) || error == 0 || mode == Round::Near) return r;
+    const T huge = std::numeric_limits<T>::max();
+    if (std::isinf(r)) {  // overflowed to nearest: directed modes stop at the largest finite
+        const bool stop = mode == Round::Zero || (mode == Round::Down) == (r > 0);
+        return stop ? std::copysign(huge, r) : r;
+    }
+    const bool up = mode == Round::Up || (mode == Round::Zero && r < 0);
+    const bool down = mode == Round::Down || (mode == Round::Zero && r > 0);
+    if (up && error > 0) return std::nextafter(r, std::numeric_limits<T>::infinity());
+    if (down && error < 0) return std::nextafter(r, -std::numeric_limits<T>::infinity());
+    return r;
+}
+
+template <class T> inline int sign(T x) { return (x > 0) - (x < 0); }
+
+template <class T> inline T add(T a, T b, Round mode) {
+    const T s = a + b;
+    if (!std::isfinite(s)) return directed(s, sign(a + b), mode);
+    const T bb = s - a;
+    const T error = (a - (s - bb)) + (b - bb);  // TwoSum: a + b == s + error exactly
+    return directed(s, sign(error), mode);
+}
+template <class T> inline T mul(T a, T b, Round mode) {
+    const T p = a * b;
+    if (!std::isfinite(p)) return directed(p, sign(p), mode);
+    return directed(p, sign(std::fma(a, b, -p)), mode);
+}
+template <class T> inline T div(T a, T b, Round mode) {
+    const T q = a / b;
+    if (!std::isfinite(q) || q == 0) return directed(q, std::isfinite(q) ? sign(a) * sign(b) : sign(q), mode);
+    return directed(q, sign(std::fma(-q, b, a)) * sign(b), mode);  // a - q b, exactly
+}
+template <class T> inline T root(T a, Round mode) {
+    const T r = std::sqrt(a);
+    if (!std::isfinite(r) || r == 0) return r;
+    return directed(r, sign(std::fma(-r, r, a)), mode);
+}
+inline float fmaf_(float a, float b, float c, Round mode) {
+    const double p = double(a) * double(b);  // exact
+    const double s = p + double(c);
+    const double bb = s - p;
+    const double error = (p - (s - bb)) + (double(c) - bb);
+    const float r = static_cast<float>(s);
+    if (!std::isfinite(r)) return directed(r, sign(s), mode);
+    return directed(r, sign((s - double(r)) + error), mode);  // s - r is exact (Sterbenz)
+}
+// a double (or an integer, exactly held in a long double) to float
+inline float narrow(long double x, Round mode) {
+    const float r = static_cast<float>(x);
+    if (std::isnan(r)) return r;
+    if (std::isinf(r)) return directed(r, sign(x), mode);
+    return directed(r, sign(x - static_cast<long double>(r)), mode);
+}
+inline double narrow_d(long double x, Round mode) {
+    const double r = static_cast<double>(x);
+    if (std::isnan(r)) return r;
+    if (std::isinf(r)) return directed(r, sign(x), mode);
+    return directed(r, sign(x - static_cast<long double>(r)), mode);
+}
+// float or double to an integer type, as the GPU converts: NaN 0, out of range saturated
+template <class I, class F> inline I to_int(F a, Round mode) {
+    if (std::isnan(a)) return 0;
+    F r = mode == Round::Near ? std::nearbyint(a)
+        : mode == Round::Zero ? std::trunc(a)
+        : mode == Round::Up   ? std::ceil(a)
+                              : std::floor(a);
+    if (r <= static_cast<F>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+    if (r >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+    return static_cast<I>(r);
+}
+
+}  // namespace gg
+
+// ---- arithmetic with a rounding mode --------------------------------------------------------
+#define GG_ROUNDED(suffix, mode)                                                                   \
+    inline float __fadd_##suffix(float a, float b) { return ::gg::add(a, b, mode); }              \
+    inline float __fsub_##suffix(float a, float b) { return ::gg::add(a, -b, mode); }             \
+    inline float __fmul_##suffix(float a, float b) { return ::gg::mul(a, b, mode); }              \
+    inline float __fdiv_##suffix(float a, float b) { return ::gg::div(a, b, mode); }              \
+    inline float __fmaf_##suffix(float a, float b, float c) { return ::gg::fmaf_(a, b, c, mode); } \
+    inline float __frcp_##suffix(float a) { return ::gg::div(1.0f, a, mode); }                    \
+    inline float __fsqrt_##suffix(float a) { return ::gg::root(a, mode); }                        \
+    inline double __dadd_##suffix(double a, double b) { return ::gg::add(a, b, mode); }           \
+    inline double __dsub_##suffix(double a, double b) { return ::gg::add(a, -b, mode); }          \
+    inline double __dmul_##suffix(double a, double b) { return ::gg::mul(a, b, mode); }           \
+    inline double __ddiv_##suffix(double a, double b) { return ::gg::div(a, b, mode); }           \
+    inline double __drcp_##suffix(double a) { return ::gg::div(1.0, a, mode); }                   \
+    inline double __dsqrt_##suffix(double a) { return ::gg::root(a, mode); }                      \
+    inline float __int2float_##suffix(int a) { return ::gg::narrow(a, mode); }                    \
+    inline float __uint2float_##suffix(unsigned a) { return ::gg::narrow(a, mode); }              \
+    inline float __ll2float_##suffix(long long a) { return ::gg::narrow(a, mode); }               \
+    inline float __ull2float_##suffix(unsigned long long a) { return ::gg::narrow(a, mode); }     \
+    inline float __double2float_##suffix(double a) { return ::gg::narrow(a, mode); }              \
+    inline double __ll2double_##suffix(long long a) { return ::gg::narrow_d(a, mode); }           \
+    inline double __ull2double_##suffix(unsigned long long a) { return ::gg::narrow_d(a, mode); } \
+    inline int __double2int_##suffix(double a) { return ::gg::to_int<int>(a, mode); }             \
+    inline unsigned __double2uint_##suffix(double a) { return ::gg::to_int<unsigned>(a, mode); }  \
+    inline long long __double2ll_##suffix(double a) { return ::gg::to_int<long long>(a, mode); }  \
+    inline long long __float2ll_##suffix(float a) { return ::gg::to_int<long long>(a, mode); }    \
+    inline unsigned long long __float2ull_##suffix(float a) {                                     \
+        return ::gg::to_int<unsigned long long>(a, mode);                                         \
+    }
+GG_ROUNDED(rz, ::gg::Round::Zero)
+GG_ROUNDED(ru, ::gg::Round::Up)
+GG_ROUNDED(rd, ::gg::Round::Down)
+#undef GG_ROUNDED
+// the _rn ones cuda_cpu.hpp lacks (rounding to nearest is the CPU's own)
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __drcp_rn(double a) { return 1.0 / a; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float __int2float_rn(int a) { return static_cast<float>(a); }
+inline float __uint2float_rn(unsigned a) { return static_cast<float>(a); }
+inline float __ll2float_rn(long long a) { return static_cast<float>(a); }
+inline float __ull2float_rn(unsigned long long a) { return static_cast<float>(a); }
+inline float __double2float_rn(double a) { return static_cast<float>(a); }
+inline double __int2double_rn(int a) { return a; }
+inline double __uint2double_rn(unsigned a) { return a; }
+inline double __ll2double_rn(long long a) { return static_cast<double>(a); }
+inline double __ull2double_rn(unsigned long long a) { return static_cast<double>(a); }
+inline int __float2int_rz(float a) { return ::gg::to_int<int>(a, ::gg::Round::Zero); }
+inline int __float2int_ru(float a) { return ::gg::to_int<int>(a, ::gg::Round::Up); }
+inline int __float2int_rd(float a) { return ::gg::to_int<int>(a, ::gg::Round::Down); }
+inline unsigned __float2uint_rn(float a) { return ::gg::to_int<unsigned>(a, ::gg::Round::Near); }
+inline unsigned __float2uint_ru(float a) { return ::gg::to_int<unsigned>(a, ::gg::Round::Up); }
+inline unsigned __float2uint_rd(float a) { return ::gg::to_int<unsigned>(a, ::gg::Round::Down); }
+inline int __double2int_rn(double a) { return ::gg::to_int<int>(a, ::gg::Round::Near); }
+inline unsigned __double2uint_rn(double a) { return ::gg::to_int<unsigned>(a, ::gg::Round::Near); }
+inline long long __double2ll_rn(double a) { return ::gg::to_int<long long>(a, ::gg::Round::Near); }
+inline long long __float2ll_rn(float a) { return ::gg::to_int<long long>(a, ::gg::Round::Near); }
+inline unsigned long long __float2ull_rn(float a) {
+    return ::gg::to_int<unsigned long long>(a, ::gg::Round::Near);
+}
+inline double __hiloint2double(int hi, int lo) {
+    const unsigned long long bits =
+        (static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) | static_cast<unsigned>(lo);
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+}
+inline int __double2hiint(double d) { long long i; std::memcpy(&i, &d, 8); return static_cast<int>(i >> 32); }
+inline int __double2loint(double d) { long long i; std::memcpy(&i, &d, 8); return static_cast<int>(i); }
+
+// ---- integer intrinsics ---------------------------------------------------------------------
+inline int __mul24(int a, int b) {  // the low 32 bits of the product of the low 24 bits, signed
+    const long long x = static_cast<int>(static_cast<unsigned>(a) << 8) >> 8;
+    const long long y = static_cast<int>(static_cast<unsigned>(b) << 8) >> 8;
+    return static_cast<int>(static_cast<unsigned>(x * y));
+}
+inline unsigned __umul24(unsigned a, unsigned b) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(a & 0xffffffu) * (b & 0xffffffu)));
+}
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline long long __mul64hi(long long a, long long b) {
+    return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned long long __brevll(unsigned long long x) {
+    return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const unsigned long long both = (static_cast<unsigned long long>(y) << 32) | x;
+    unsigned out = 0;
+    for (int i = 0; i < 4; ++i) out |= static_cast<unsigned>((both >> (((s >> (4 * i)) & 7u) * 8)) & 0xffu) << (8 * i);
+    return out;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+    const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned>((both << (shift & 31u)) >> 32);
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+    const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned>((both << (shift < 32u ? shift : 32u)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned>(both >> (shift & 31u));
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+    const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned>(both >> (shift < 32u ? shift : 32u));
+}
+inline unsigned __sad(int x, int y, unsigned z) {
+    return z + static_cast<unsigned>(x > y ? static_cast<long long>(x) - y : static_cast<long long>(y) - x);
+}
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return z + (x > y ? x - y : y - x); }
+inline int __hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
+inline unsigned __uhadd(unsigned x, unsigned y) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(x) + y) >> 1);
+}
+inline unsigned __urhadd(unsigned x, unsigned y) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
+
+// ---- loads and stores with a cache hint: the hint changes nothing the kernel computes ------
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline void __stcg(T *p, T value) { *p = value; }
+template <class T> inline void __stcs(T *p, T value) { *p = value; }
+template <class T> inline void __stwt(T *p, T value) { *p = value; }
+template <class T> inline void __stwb(T *p, T value) { *p = value; }
+
+// ---- atomics (one thread runs at a time: a read-modify-write is atomic as it stands) --------
+inline unsigned atomicInc(unsigned *p, unsigned limit) {
+    const unsigned old = *p;
+    *p = old >= limit ? 0u : old + 1u;
+    return old;
+}
+inline unsigned atomicDec(unsigned *p, unsigned limit) {
+    const unsigned old = *p;
+    *p = (old == 0u || old > limit) ? limit : old - 1u;
+    return old;
+}
+#define GG_BITWISE(name, op)                                                                       \
+    inline int name(int *p, int v) { const int old = *p; *p = old op v; return old; }              \
+    inline unsigned name(unsigned *p, unsigned v) { const unsigned old = *p; *p = old op v; return old; } \
+    inline unsigned long long name(unsigned long long *p, unsigned long long v) {                  \
+        const unsigned long long old = *p;                                                         \
+        *p = old op v;                                                                             \
+        return old;                                                                                \
+    }
+GG_BITWISE(atomicAnd, &)
+GG_BITWISE(atomicOr, |)
+GG_BITWISE(atomicXor, ^)
+#undef GG_BITWISE
+
+// g++ has no __builtin_assume (clang and NVRTC do): an assumption changes nothing a right
+// kernel computes
+inline void __builtin_assume(bool) {}
