@@ -25,16 +25,12 @@ def _unwrap_model(annotation: Any) -> Any:
 
 
 def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The model a location names, through lists and mappings (`measurements.32`: a
+    TileMeasurement); None where it names no model."""
     current: Any = model
     for part in loc:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return None
-        field = current.model_fields.get(part)
-        if field is None:
-            return None
-        current = _unwrap_model(field.annotation)
+        current = _child(current, part)
+    current = _unwrap_model(_inner(current))
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 

@@ -290,3 +290,13 @@ def test_measurements_not_a_mapping_fail_every_tile_sizes_figures_not_the_explan
     explanation = results["answers explanation"]
     assert explanation.status == "pending" and "measurements" not in explanation.message
     assert results["answers fastest tile size"].status == "passed"
+
+
+def test_an_unknown_key_inside_a_measurement_names_the_keys_allowed_there() -> None:
+    # the ninth walk: "unknown key (allowed here: ?)"
+    text = ANSWERS.read_text().replace("gflops: 9042.0", "gflop: 9042.0")
+    figures = _grade(text)["answers TILE_SIZE=32 figures"]
+    assert figures.status == "failed"
+    assert figures.message.startswith(
+        "answers.yaml:7:24: measurements.32.gflop: unknown key (allowed here: gflops, time_ms)"
+    ), figures.message
