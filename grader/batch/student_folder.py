@@ -56,12 +56,19 @@ def read_folder(
     found and which kernels were not read, and why."""
     placed = {f"{d}/{e.spec.kernel.file}" for e in others for d in (e.dir_name, e.id)}
     mine = in_folder(folder, key, exercises, layout, (), others, lone=not graded_too)
-    why = (
-        f"the output folder grades {', '.join(graded_too)} too: a kernel outside its exercise's "
-        "folder is not guessed to be this run's exercise's"
-        if graded_too and len(exercises) == 1
-        else ""
-    )
+    why = ""
+    if graded_too and len(exercises) == 1:
+        why = (
+            f"the output folder grades {', '.join(graded_too)} too: a kernel outside its "
+            "exercise's folder is not guessed to be this run's exercise's"
+        )
+    elif len(exercises) > 1:
+        first = exercises[0]
+        why = (
+            f"outside its exercise's folder, where {len(exercises)} exercises are graded: which "
+            "exercise a kernel is for is not guessed; put each in its exercise's folder, named as "
+            f"the stub is (e.g. {first.dir_name}/{first.spec.kernel.file})"
+        )
     left = unread(folder, kernels_of(mine), placed, why)
     if left:
         mine = [replace(s, unread=True) if s.kernel is None else s for s in mine]

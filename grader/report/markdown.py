@@ -64,8 +64,8 @@ def nothing_graded_markdown(student: str, notes: Sequence[str]) -> str:
         "# Nothing graded",
         "",
         f"The batch found no kernel of yours ({student}) that it could grade: every exercise "
-        "is missing. Name each kernel as the exercise's stub is named (kernel.cu), in its "
-        "exercise's folder (e.g. ex1-non-square/kernel.cu), or, in a notebook, start its cell "
+        "is missing. Put each kernel in its exercise's folder, named as the exercise's stub "
+        "is (e.g. ex1-non-square/kernel.cu), or, in a notebook, start its cell "
         "with a line naming the exercise (`// grader: ex1`); and check your hand-in with "
         "`grader export` before you upload it.",
     ]

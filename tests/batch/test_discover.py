@@ -366,6 +366,22 @@ def test_a_kernel_too_deep_to_be_looked_for_is_named_with_where_kernels_go(
     assert "(not where a kernel is looked for: named as the exercise's stub is" in note
 
 
+def test_a_lone_kernel_at_the_top_for_several_exercises_is_told_why_it_was_not_read(
+    tmp_path: Path,
+) -> None:
+    # the ninth walk: erin/kernel.cu, graded for ex1 and ex4, was told to name it kernel.cu
+    course = load_course(ROOT)
+    root = tmp_path / "submissions"
+    (root / "erin").mkdir(parents=True)
+    (root / "erin" / "kernel.cu").write_bytes(GOOD)
+    _found, [note] = discover(root, [course.find("ex1"), course.find("ex4")], tmp_path / "work")
+    assert note.endswith(
+        "not read: kernel.cu (outside its exercise's folder, where 2 exercises are graded: "
+        "which exercise a kernel is for is not guessed; put each in its exercise's folder, named "
+        "as the stub is (e.g. ex1-non-square/kernel.cu))"
+    ), note
+
+
 def test_a_notebook_that_cannot_be_read_is_refused_as_a_broken_zip_is(tmp_path: Path) -> None:
     course = load_course(ROOT)
     root = tmp_path / "submissions"
