@@ -143,6 +143,15 @@ class _BoundedLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
+# YAML 1.2 reads 5e3, 5.05e3 and 1E-3 as numbers; PyYAML's YAML 1.1 rule needs a dot and a signed
+# exponent (5.0e+3), and a figure such as `gflops: 5e3` would be text, "not a number" to its student
+_BoundedLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+.0123456789"),
+)
+
+
 MAX_EXPANDED_VALUES = 100_000
 """Where aliases are allowed: the most values the document may stand for once they are expanded
 (a few lines of nested aliases can stand for billions)."""

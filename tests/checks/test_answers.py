@@ -300,3 +300,15 @@ def test_an_unknown_key_inside_a_measurement_names_the_keys_allowed_there() -> N
     assert figures.message.startswith(
         "answers.yaml:7:24: measurements.32.gflop: unknown key (allowed here: gflops, time_ms)"
     ), figures.message
+
+
+def test_a_figure_in_exponent_form_is_a_number() -> None:
+    # the ninth walk: `gflops: 5e3` (a number in YAML 1.2) was "not a valid number"
+    text = (
+        ANSWERS.read_text()
+        .replace("gflops: 5050.0", "gflops: 5.05e3")
+        .replace("gflops: 8014.0", "gflops: 8014E0")
+    )
+    results = _grade(text)
+    assert results["answers TILE_SIZE=8 figures"].status == "passed"
+    assert results["answers TILE_SIZE=16 figures"].status == "passed"
