@@ -4,9 +4,10 @@ is graded by a person with the spec's rubric (`grader review`), pending until th
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
@@ -146,8 +147,18 @@ def question_share(spec: AnswersSpec, values: list[int]) -> float:
     return round(spec.points / len(tile_sweep_check_names(values)), 4)
 
 
+def misspelled(loc: tuple[str | int, ...], keys: Collection[str]) -> tuple[str | int, ...]:
+    """`loc` with an unknown top-level key read as the known one it is close to
+    (`fastest_tilesize` as `fastest_tile_size`), so that its problem goes to that question."""
+    if not loc or str(loc[0]) in keys:
+        return loc
+    close = difflib.get_close_matches(str(loc[0]), list(keys), n=1, cutoff=0.8)
+    return (close[0], *loc[1:]) if close else loc
+
+
 def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
     """The question of a location in ex2's answers file (None: the file as a whole)."""
+    loc = misspelled(loc, ("measurements", "fastest_tile_size", "limit_64"))
     if len(loc) >= 2 and loc[0] == "measurements" and isinstance(loc[1], int):
         return f"answers TILE_SIZE={loc[1]} figures"
     if loc and loc[0] == "measurements":  # not a mapping of tile sizes: every size's figures

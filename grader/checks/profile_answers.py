@@ -13,6 +13,7 @@ from grader.checks.answers import (
     AnswersModel,
     Loaded,
     close,
+    misspelled,
     with_problems,
 )
 from grader.checks.explanation import explanation_result, unanswered_explanation
@@ -124,6 +125,7 @@ _QUESTIONS = {
 
 def profiling_question(loc: tuple[str | int, ...]) -> str | None:
     """The question of a location in ex3's answers file (None: the file as a whole)."""
+    loc = misspelled(loc, _QUESTIONS)
     return _QUESTIONS.get(str(loc[0])) if loc else None
 
 

@@ -312,3 +312,15 @@ def test_a_figure_in_exponent_form_is_a_number() -> None:
     results = _grade(text)
     assert results["answers TILE_SIZE=8 figures"].status == "passed"
     assert results["answers TILE_SIZE=16 figures"].status == "passed"
+
+
+def test_a_misspelled_key_is_named_on_the_question_it_is_close_to() -> None:
+    # the ninth walk: `fastest_tilesize: 32` was named under the explanation, and its question
+    # said only "not answered"
+    text = ANSWERS.read_text().replace("fastest_tile_size: 32", "fastest_tilesize: 32")
+    results = _grade(text)
+    fastest = results["answers fastest tile size"]
+    where = f"answers.yaml:{_at(text, 'fastest_tilesize:')}"
+    assert fastest.status == "failed"
+    assert fastest.message.startswith(f"{where}: fastest_tilesize: unknown key"), fastest.message
+    assert "fastest_tilesize" not in results["answers explanation"].message
