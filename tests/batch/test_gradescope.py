@@ -70,7 +70,7 @@ def test_a_kernel_the_entry_point_cannot_read_is_named_with_why(tmp_path: Path) 
     assert output.startswith(
         "Nothing was graded; nothing found for ex1, ex4 (not read: my_kernel.cu"
     )
-    assert "which one is meant is not guessed" in output
+    assert "which exercise a kernel is for is not guessed" in output
 
 
 def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: Path) -> None:
