@@ -237,6 +237,9 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     __syncthreads();
     bad |= (counter != blockDim.x * blockDim.y) << 20;
     bad |= (__fdiv_ru(1.0f, 3.0f) != 0.333333343f || __fdiv_rd(1.0f, 3.0f) != 0.333333313f) << 21;
+    float nan = __int_as_float(0x7fc00000 + K - K);
+    bad |= (__saturatef(nan) != 0.0f || __float2int_rn(nan) != 0) << 22;
+    bad |= (__float2int_rn(3.0e9f + (float)(K - K)) != 2147483647) << 23;
     __stcg(&pad[1], 0.0f);
     if (row < M && col < N) {
         float acc = 0.0f;

@@ -707,8 +707,7 @@ inline float __logf(float a) { return std::log(a); }
 inline float __sinf(float a) { return std::sin(a); }
 inline float __cosf(float a) { return std::cos(a); }
 inline float __powf(float a, float b) { return std::pow(a, b); }
-inline float __saturatef(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
-inline int __float2int_rn(float a) { return static_cast<int>(std::nearbyint(a)); }
+inline float __saturatef(float a) { return !(a > 0.0f) ? 0.0f : (a > 1.0f ? 1.0f : a); }  // NaN: 0
 inline int __float_as_int(float a) { int i; std::memcpy(&i, &a, 4); return i; }
 inline float __int_as_float(int i) { float a; std::memcpy(&a, &i, 4); return a; }
 inline unsigned __float_as_uint(float a) { unsigned i; std::memcpy(&i, &a, 4); return i; }

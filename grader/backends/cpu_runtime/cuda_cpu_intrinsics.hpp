@@ -139,6 +139,7 @@ inline double __int2double_rn(int a) { return a; }
 inline double __uint2double_rn(unsigned a) { return a; }
 inline double __ll2double_rn(long long a) { return static_cast<double>(a); }
 inline double __ull2double_rn(unsigned long long a) { return static_cast<double>(a); }
+inline int __float2int_rn(float a) { return ::gg::to_int<int>(a, ::gg::Round::Near); }
 inline int __float2int_rz(float a) { return ::gg::to_int<int>(a, ::gg::Round::Zero); }
 inline int __float2int_ru(float a) { return ::gg::to_int<int>(a, ::gg::Round::Up); }
 inline int __float2int_rd(float a) { return ::gg::to_int<int>(a, ::gg::Round::Down); }
