@@ -177,11 +177,13 @@ def with_problems(
     the explanation's entry, which a student always sees (failed where it is worth no points;
     still pending where a person reviews it: a stray key costs no written answer)."""
 
-    def of(name: str) -> list[str]:
-        return [p for q, p in problems.items() if q is not None and fnmatch.fnmatchcase(name, q)]
+    def of(name: str) -> str:
+        """The problems of the question `name`, joined ('' where it has none)."""
+        found = [p for q, p in problems.items() if q is not None and fnmatch.fnmatchcase(name, q)]
+        return "; ".join(found)
 
     out = [
-        problem_result(r.name, "; ".join(of(r.name)), share) if of(r.name) else r
+        problem_result(r.name, said, share) if (said := of(r.name)) else r
         for r in graded
         if r.name != EXPLANATION
     ]

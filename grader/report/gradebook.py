@@ -145,7 +145,8 @@ def performance_scores(
     where the grading had no GPU; 0 for nothing handed in, where the exercise was graded on one."""
     roster = roster or {}
     by_key = {(r.student, r.exercise): r for r in results}
-    timed = {r.exercise for r in results if Report.from_json(r.report).device.backend == "gpu"}
+    reports = {id(r): Report.from_json(r.report) for r in results}  # each read once
+    timed = {r.exercise for r in results if reports[id(r)].device.backend == "gpu"}
     named = any(roster.values())
     rows: list[list[Cell]] = []
     for keys, member in people(students, roster):
@@ -155,7 +156,7 @@ def performance_scores(
             if result is None:  # nothing handed in: 0 where the exercise was graded on a GPU
                 cells.append(_cell(0.0 if exercise in timed else None))
                 continue
-            cells.append(_cell(_on_gpu(Report.from_json(result.report), gpu_checks[exercise])))
+            cells.append(_cell(_on_gpu(reports[id(result)], gpu_checks[exercise])))
         rows.append([*who(" ".join(keys), member, named), *cells])
     return [*identity_columns(named), *(f"{e} on a GPU" for e in exercises)], rows
 

@@ -721,12 +721,6 @@ inline unsigned __brev(unsigned x) {
     x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
     return __builtin_bswap32(x);
 }
-// Round toward zero; as the GPU converts, NaN gives 0 and out-of-range values saturate
-inline unsigned __float2uint_rz(float a) {
-    if (!(a > 0.0f)) return 0u;
-    if (a >= 4294967296.0f) return 0xffffffffu;
-    return static_cast<unsigned>(a);
-}
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 template <class T> inline T __ldg(const T *p) { return *p; }

@@ -62,15 +62,9 @@ inline float fmaf_(float a, float b, float c, Round mode) {
     if (!std::isfinite(r)) return directed(r, sign(s), mode);
     return directed(r, sign((s - double(r)) + error), mode);  // s - r is exact (Sterbenz)
 }
-// a double (or an integer, exactly held in a long double) to float
-inline float narrow(long double x, Round mode) {
-    const float r = static_cast<float>(x);
-    if (std::isnan(r)) return r;
-    if (std::isinf(r)) return directed(r, sign(x), mode);
-    return directed(r, sign(x - static_cast<long double>(r)), mode);
-}
-inline double narrow_d(long double x, Round mode) {
-    const double r = static_cast<double>(x);
+// a double or an integer (each held exactly in a long double) to float or double
+template <class T> inline T narrow(long double x, Round mode) {
+    const T r = static_cast<T>(x);
     if (std::isnan(r)) return r;
     if (std::isinf(r)) return directed(r, sign(x), mode);
     return directed(r, sign(x - static_cast<long double>(r)), mode);
@@ -104,13 +98,13 @@ template <class I, class F> inline I to_int(F a, Round mode) {
     inline double __ddiv_##suffix(double a, double b) { return ::gg::div(a, b, mode); }           \
     inline double __drcp_##suffix(double a) { return ::gg::div(1.0, a, mode); }                   \
     inline double __dsqrt_##suffix(double a) { return ::gg::root(a, mode); }                      \
-    inline float __int2float_##suffix(int a) { return ::gg::narrow(a, mode); }                    \
-    inline float __uint2float_##suffix(unsigned a) { return ::gg::narrow(a, mode); }              \
-    inline float __ll2float_##suffix(long long a) { return ::gg::narrow(a, mode); }               \
-    inline float __ull2float_##suffix(unsigned long long a) { return ::gg::narrow(a, mode); }     \
-    inline float __double2float_##suffix(double a) { return ::gg::narrow(a, mode); }              \
-    inline double __ll2double_##suffix(long long a) { return ::gg::narrow_d(a, mode); }           \
-    inline double __ull2double_##suffix(unsigned long long a) { return ::gg::narrow_d(a, mode); } \
+    inline float __int2float_##suffix(int a) { return ::gg::narrow<float>(a, mode); }                    \
+    inline float __uint2float_##suffix(unsigned a) { return ::gg::narrow<float>(a, mode); }              \
+    inline float __ll2float_##suffix(long long a) { return ::gg::narrow<float>(a, mode); }               \
+    inline float __ull2float_##suffix(unsigned long long a) { return ::gg::narrow<float>(a, mode); }     \
+    inline float __double2float_##suffix(double a) { return ::gg::narrow<float>(a, mode); }              \
+    inline double __ll2double_##suffix(long long a) { return ::gg::narrow<double>(a, mode); }           \
+    inline double __ull2double_##suffix(unsigned long long a) { return ::gg::narrow<double>(a, mode); } \
     inline int __double2int_##suffix(double a) { return ::gg::to_int<int>(a, mode); }             \
     inline unsigned __double2uint_##suffix(double a) { return ::gg::to_int<unsigned>(a, mode); }  \
     inline long long __double2ll_##suffix(double a) { return ::gg::to_int<long long>(a, mode); }  \
@@ -139,6 +133,7 @@ inline double __int2double_rn(int a) { return a; }
 inline double __uint2double_rn(unsigned a) { return a; }
 inline double __ll2double_rn(long long a) { return static_cast<double>(a); }
 inline double __ull2double_rn(unsigned long long a) { return static_cast<double>(a); }
+inline unsigned __float2uint_rz(float a) { return ::gg::to_int<unsigned>(a, ::gg::Round::Zero); }
 inline int __float2int_rn(float a) { return ::gg::to_int<int>(a, ::gg::Round::Near); }
 inline int __float2int_rz(float a) { return ::gg::to_int<int>(a, ::gg::Round::Zero); }
 inline int __float2int_ru(float a) { return ::gg::to_int<int>(a, ::gg::Round::Up); }
