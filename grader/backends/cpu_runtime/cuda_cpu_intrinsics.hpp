@@ -13,60 +13,80 @@ namespace gg {
 
 enum class Round { Near, Zero, Up, Down };
 
-// `r`, the nearest to an exact value whose difference from r has the sign `error` (-1, 0, 1),
-// moved as `mode` rounds that exact value.
+template <class T> inline int sign(T x) { return (x > 0) - (x < 0); }
+
+// A type that holds a product of two T exactly, so that what is left of an operation (a - q b,
+// a - r r, a b - p) keeps its sign however small: float's is double, double's is binary128.
+template <class T> struct Wide;
+template <> struct Wide<float> { using type = double; };
+#if defined(__SIZEOF_FLOAT128__)
+template <> struct Wide<double> { using type = __float128; };
+#else
+template <> struct Wide<double> { using type = long double; };  // binary128 on aarch64 Linux
+#endif
+template <class T> using wide = typename Wide<T>::type;
+
+// `r` is an exact value rounded to nearest and `error` the sign of (exact - r): 0 where r is
+// exact, as an infinity from an infinite operand or a division by zero is. An infinite r with
+// an error is an overflow. Returns the exact value rounded as `mode` asks.
 template <class T> inline T directed(T r, int error, Round mode) {
     if (std::isnan(r) || error == 0 || mode == Round::Near) return r;
-    const T huge = std::numeric_limits<T>::max();
-    if (std::isinf(r)) {  // overflowed to nearest: directed modes stop at the largest finite
+    const T inf = std::numeric_limits<T>::infinity();
+    if (std::isinf(r)) {  // overflowed: rounding toward zero from it stops at the largest finite
         const bool stop = mode == Round::Zero || (mode == Round::Down) == (r > 0);
-        return stop ? std::copysign(huge, r) : r;
+        return stop ? std::copysign(std::numeric_limits<T>::max(), r) : r;
     }
-    const bool up = mode == Round::Up || (mode == Round::Zero && r < 0);
-    const bool down = mode == Round::Down || (mode == Round::Zero && r > 0);
-    if (up && error > 0) return std::nextafter(r, std::numeric_limits<T>::infinity());
-    if (down && error < 0) return std::nextafter(r, -std::numeric_limits<T>::infinity());
+    if (error > 0 && (mode == Round::Up || (mode == Round::Zero && r < 0))) return std::nextafter(r, inf);
+    if (error < 0 && (mode == Round::Down || (mode == Round::Zero && r > 0))) return std::nextafter(r, -inf);
     return r;
 }
-
-template <class T> inline int sign(T x) { return (x > 0) - (x < 0); }
+// the error of an infinite result from finite operands (an overflow), 0 from infinite ones
+template <class T> inline int overflow(T r, bool operands_finite) { return operands_finite ? -sign(r) : 0; }
+// an exact zero sum of a and b: IEEE 754 makes it -0 rounding down unless both are +0
+template <class T> inline T zero_sum(T s, T a, T b, Round mode) {
+    const bool plus = a == 0 && b == 0 && !std::signbit(a) && !std::signbit(b);
+    return mode == Round::Down && !plus ? -T(0) : s;
+}
 
 template <class T> inline T add(T a, T b, Round mode) {
     const T s = a + b;
-    if (!std::isfinite(s)) return directed(s, sign(a + b), mode);
-    const T bb = s - a;
-    const T error = (a - (s - bb)) + (b - bb);  // TwoSum: a + b == s + error exactly
-    return directed(s, sign(error), mode);
+    if (std::isinf(s)) return directed(s, overflow(s, std::isfinite(a) && std::isfinite(b)), mode);
+    if (s == 0) return zero_sum(s, a, b, mode);  // a sum that rounds to zero is exact
+    const T big = std::fabs(a) >= std::fabs(b) ? a : b, small = big == a ? b : a;
+    return directed(s, sign(small - (s - big)), mode);  // Fast2Sum: s - big is exact, no overflow
 }
 template <class T> inline T mul(T a, T b, Round mode) {
     const T p = a * b;
-    if (!std::isfinite(p)) return directed(p, sign(p), mode);
-    return directed(p, sign(std::fma(a, b, -p)), mode);
+    if (std::isinf(p)) return directed(p, overflow(p, std::isfinite(a) && std::isfinite(b)), mode);
+    if (p == 0) return directed(p, a == 0 || b == 0 ? 0 : sign(a) * sign(b), mode);  // underflow
+    return directed(p, sign(wide<T>(a) * wide<T>(b) - wide<T>(p)), mode);
 }
 template <class T> inline T div(T a, T b, Round mode) {
     const T q = a / b;
-    if (!std::isfinite(q) || q == 0) return directed(q, std::isfinite(q) ? sign(a) * sign(b) : sign(q), mode);
-    return directed(q, sign(std::fma(-q, b, a)) * sign(b), mode);  // a - q b, exactly
+    if (std::isinf(q)) return directed(q, overflow(q, std::isfinite(a) && b != 0), mode);
+    if (q == 0) return directed(q, a == 0 || std::isinf(b) ? 0 : sign(a) * sign(b), mode);
+    return directed(q, sign(wide<T>(a) - wide<T>(q) * wide<T>(b)) * sign(b), mode);
 }
 template <class T> inline T root(T a, Round mode) {
     const T r = std::sqrt(a);
-    if (!std::isfinite(r) || r == 0) return r;
-    return directed(r, sign(std::fma(-r, r, a)), mode);
+    if (!std::isfinite(r) || r == 0) return r;  // exact: NaN, an infinity, a zero
+    return directed(r, sign(wide<T>(a) - wide<T>(r) * wide<T>(r)), mode);
 }
 inline float fmaf_(float a, float b, float c, Round mode) {
     const double p = double(a) * double(b);  // exact
     const double s = p + double(c);
+    const float r = static_cast<float>(s);
+    if (std::isinf(r)) return directed(r, overflow(r, std::isfinite(s)), mode);
+    if (s == 0) return zero_sum(r, static_cast<float>(p), c, mode);  // p's sign is the product's
     const double bb = s - p;
     const double error = (p - (s - bb)) + (double(c) - bb);
-    const float r = static_cast<float>(s);
-    if (!std::isfinite(r)) return directed(r, sign(s), mode);
     return directed(r, sign((s - double(r)) + error), mode);  // s - r is exact (Sterbenz)
 }
 // a double or an integer (each held exactly in a long double) to float or double
 template <class T> inline T narrow(long double x, Round mode) {
     const T r = static_cast<T>(x);
     if (std::isnan(r)) return r;
-    if (std::isinf(r)) return directed(r, sign(x), mode);
+    if (std::isinf(r)) return directed(r, overflow(r, !std::isinf(x)), mode);
     return directed(r, sign(x - static_cast<long double>(r)), mode);
 }
 // float or double to an integer type, as the GPU converts: NaN 0, out of range saturated
