@@ -14,7 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from grader.checks.answers_faults import drop_all, fault_at
+from grader.checks.answers_faults import comma_hint, drop_all, fault_at
 from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.errors import GraderError
 from grader.results import CheckKind, CheckResult, CheckStatus
@@ -112,8 +112,9 @@ def load_answers(
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 where = document.where_exactly(loc).replace(str(path), name)
+                where_line = document.line_of(loc)
                 said = problems.setdefault(question_of(loc), [])
-                message = f"{where}: {describe(error, model)}"
+                message = f"{where}: {describe(error, model)}{comma_hint(text, where_line)}"
                 first = first or message
                 if message not in said:
                     said.append(message)
@@ -158,7 +159,7 @@ def misspelled(loc: tuple[str | int, ...], keys: Collection[str]) -> tuple[str |
 
 def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
     """The question of a location in ex2's answers file (None: the file as a whole)."""
-    loc = misspelled(loc, ("measurements", "fastest_tile_size", "limit_64"))
+    loc = misspelled(loc, ("measurements", "fastest_tile_size", "limit_64", "explanation"))
     if len(loc) >= 2 and loc[0] == "measurements" and isinstance(loc[1], int):
         return f"answers TILE_SIZE={loc[1]} figures"
     if loc and loc[0] == "measurements":  # not a mapping of tile sizes: every size's figures
@@ -167,6 +168,8 @@ def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
         return "answers fastest tile size"
     if loc and loc[0] == "limit_64":
         return "answers limit of 64"
+    if loc and loc[0] == "explanation":
+        return EXPLANATION
     return None
 
 
@@ -187,12 +190,15 @@ def with_problems(
         for r in graded
         if r.name != EXPLANATION
     ]
+    explanation = next(r for r in graded if r.name == EXPLANATION)
+    if own := of(EXPLANATION):  # an explanation that is not text: that, and nothing else
+        explanation = problem_result(EXPLANATION, own, explanation.max_score)
     rest = [
         problem
         for question, problem in problems.items()
-        if question is None or not any(fnmatch.fnmatchcase(r.name, question) for r in out)
+        if question is None
+        or not any(fnmatch.fnmatchcase(r.name, question) for r in [*out, explanation])
     ]
-    explanation = next(r for r in graded if r.name == EXPLANATION)
     if rest:
         status = explanation.status if explanation.max_score else CheckStatus.FAILED
         message = "; ".join(rest) + f"\n{explanation.message}"

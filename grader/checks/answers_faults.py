@@ -3,6 +3,7 @@ the file is graded (checks/answers.py's load_answers: one bad value costs its qu
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -45,3 +46,17 @@ def drop_all(data: dict[Any, Any], faults: list[tuple[Any, ...]]) -> bool:
             del holder[fault[-1]]
             removed = True
     return removed
+
+
+_GROUPED_DIGITS = re.compile(r"\d,\d{3}(?!\d)")
+
+
+def comma_hint(text: str, line: int | None) -> str:
+    """A note for a problem on a line holding a number written with a thousands separator,
+    which YAML reads as two values (`gflops: 8,014` in braces is 8 and a key 014); else ''."""
+    lines = text.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        return ""
+    if not _GROUPED_DIGITS.search(lines[line - 1].split("#")[0]):  # a comment's figures are free
+        return ""
+    return " (a number with a comma? YAML reads 8,014 as two values: write 8014)"

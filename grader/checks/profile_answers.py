@@ -16,7 +16,7 @@ from grader.checks.answers import (
     misspelled,
     with_problems,
 )
-from grader.checks.explanation import explanation_result, unanswered_explanation
+from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import AnswersSpec
@@ -120,6 +120,7 @@ _QUESTIONS = {
     "fewer_bytes": REDUCTION,
     "closer_to_roofline": ROOFLINE,
     "dram_similar_because": DRAM,
+    "explanation": EXPLANATION,
 }
 
 

@@ -53,13 +53,16 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
     `verbose`), skip reasons counted, hints."""
     parts: list[RenderableType] = []
     shown = ("failed", "error", "pending", "passed") if verbose else ("failed", "error", "pending")
+    said: dict[tuple[str, str], list[str]] = {}  # checks that fail alike are named together
     for check in report.checks:
         if check.status in shown or REVIEWED in check.symptoms:
-            parts += [
-                Text(""),
-                Text(f"{check.name}: {MARK[check.status]}", style=STYLE[check.status]),
-                Text(check.message),
-            ]
+            said.setdefault((check.status, check.message), []).append(check.name)
+    for (status, message), names in said.items():
+        parts += [
+            Text(""),
+            Text(f"{', '.join(names)}: {MARK[status]}", style=STYLE[status]),
+            Text(message),
+        ]
     skip_reasons: dict[str, int] = {}
     for check in report.checks:
         if check.status == "skipped":

@@ -324,3 +324,24 @@ def test_a_misspelled_key_is_named_on_the_question_it_is_close_to() -> None:
     assert fastest.status == "failed"
     assert fastest.message.startswith(f"{where}: fastest_tilesize: unknown key"), fastest.message
     assert "fastest_tilesize" not in results["answers explanation"].message
+
+
+@pytest.mark.parametrize("figure", ["{time_ms: 3.402, gflops: 5,050}", "\n    gflops: 5,050"])
+def test_a_figure_written_with_a_thousands_comma_is_told_so(figure: str) -> None:
+    # in braces YAML reads `5,050` as 5 and a key 050 (octal): the message named a key 40
+    edited = ANSWERS.read_text().replace("{time_ms: 3.402, gflops: 5050.0}", figure)
+    bad = _grade(edited)["answers TILE_SIZE=8 figures"]
+    assert bad.status == "failed"
+    assert bad.message.endswith("YAML reads 8,014 as two values: write 8014)"), bad.message
+
+
+def test_an_explanation_that_is_not_text_is_failed_with_that_alone() -> None:
+    # it also said "none given", as if the key were missing
+    text = ANSWERS.read_text()
+    edited = text[: text.index("explanation: |")] + "explanation: 42\n"
+    results = _grade(edited)
+    explanation = results.pop("answers explanation")
+    where = f"answers.yaml:{_at(edited, 'explanation:')}"
+    assert explanation.status == "failed" and explanation.score == 0
+    assert explanation.message.startswith(f"{where}: explanation: Input should be a valid string")
+    assert "none given" not in explanation.message
