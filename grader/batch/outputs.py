@@ -6,7 +6,7 @@ spreadsheet formula."""
 from __future__ import annotations
 
 import collections
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from grader.batch.names import display, file_name, note_owner
@@ -40,11 +40,13 @@ def write_feedback(
     students: Sequence[str] = (),
     missing: Sequence[tuple[str, str]] = (),
     said: Sequence[str] = (),
+    replaced: Collection[tuple[str, str]] = (),
 ) -> None:
     """feedback/<student>.md and .json (the file name plain, or with a hash: see file_name), for
     the students named or every one; the Markdown ends by naming the exercises of the batch that
     the student handed nothing in for (`missing`: (student, exercise)), with what the batch said
-    of their hand-in (`said`: discovery's notes, 'entry: ...')."""
+    of their hand-in (`said`: discovery's notes, 'entry: ...'), and starts by naming those
+    `replaced` by the same person's later hand-in under another key."""
     notes = notes_by_student([r.student for r in results], said)
     folder.mkdir(parents=True, exist_ok=True)
     by_student: dict[str, list[StoredResult]] = collections.defaultdict(list)
@@ -54,9 +56,22 @@ def write_feedback(
     for student, mine in by_student.items():
         reports = [Report.from_json(r.report).for_student() for r in mine]
         name = file_name(student)
-        text = feedback_markdown(reports) + _not_found(student, missing, notes.get(student, []))
+        text = _replaced(student, replaced) + feedback_markdown(reports)
+        text += _not_found(student, missing, notes.get(student, []))
         (folder / f"{name}.md").write_text(text)
         (folder / f"{name}.json").write_text(feedback_json(reports))
+
+
+def _replaced(student: str, replaced: Collection[tuple[str, str]]) -> str:
+    """The note on the exercises whose grading here a later hand-in replaced ('' for none)."""
+    later = sorted(exercise for who, exercise in replaced if who == student)
+    if not later:
+        return ""
+    return (
+        f"# Replaced: {', '.join(later)}\n\nA later hand-in of yours, under another submission, "
+        f"is the one graded for {', '.join(later)}; this earlier one's grading follows, for "
+        "reference only.\n\n"
+    )
 
 
 def _not_found(student: str, missing: Sequence[tuple[str, str]], notes: Sequence[str] = ()) -> str:
@@ -120,6 +135,7 @@ def write_feedback_html(
     students: Sequence[str] = (),
     missing: Sequence[tuple[str, str]] = (),
     said: Sequence[str] = (),
+    replaced: Collection[tuple[str, str]] = (),
 ) -> list[Path]:
     """feedback/<student>.html for each student with results (those named, or every one): each
     page from that student's own results, without the seed, and the exercises `missing` for
@@ -134,7 +150,7 @@ def write_feedback_html(
     for student, mine in sorted(by_student.items()):
         reports = [Report.from_json(r.report).for_student() for r in mine]
         page = folder / f"{file_name(student)}.html"
-        more = _not_found(student, missing, notes.get(student, []))
+        more = _replaced(student, replaced) + _not_found(student, missing, notes.get(student, []))
         page.write_text(feedback_html(student, reports, more))
         written.append(page)
     return written

@@ -23,6 +23,7 @@ from grader.batch.outputs import (
 )
 from grader.batch.store import ResultStore
 from grader.course import Course
+from grader.report.gradebook import superseded
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,18 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     write_gradebook(out / "gradebook.csv", view.students, view.exercises, results, roster)
     feedback = out / "feedback"
     pages = any(feedback.glob("*.html"))  # `grader feedback` wrote pages: none goes stale
-    write_feedback(feedback, results, missing=view.missing, said=view.notes)
+    # a person's earlier hand-in under another key: its feedback says so; no statistic counts it
+    stale = superseded(view.students, results, roster)
+    replaced = {(r.student, r.exercise) for r in stale}
+    counting = [r for r in results if (r.student, r.exercise) not in replaced]
+    write_feedback(feedback, results, missing=view.missing, said=view.notes, replaced=replaced)
     write_nothing_graded(feedback, view.students, results, view.notes, html=pages)
     if pages:
-        write_feedback_html(feedback, results, missing=view.missing, said=view.notes)
+        write_feedback_html(
+            feedback, results, missing=view.missing, said=view.notes, replaced=replaced
+        )
     baselines = [line for gpu in view.gpus for line in baseline_drift(lane_dir(out, gpu))]
-    write_summary(out / "summary.md", results, view.missing, baselines, view.refused, view.skipped)
+    write_summary(out / "summary.md", counting, view.missing, baselines, view.refused, view.skipped)
     write_performance_scores(out / "performance_scores.csv", view.students, chosen, results, roster)
     return baselines
 

@@ -12,6 +12,7 @@ from grader.batch.reviews import written_answer
 from grader.batch.store import ResultStore
 from grader.batch.view import BatchView
 from grader.errors import EXIT_OK, GraderError
+from grader.report.gradebook import superseded
 
 
 def run(*, out: Path, students: Sequence[str] = ()) -> int:
@@ -40,9 +41,10 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
         raise GraderError(f"{out}: no student {', '.join(unknown)} in this batch")
     chosen = list(dict.fromkeys(k for keys in named.values() for k in keys)) or everyone
     folder = out / "feedback"
-    write_feedback(folder, results, chosen, view.missing, view.notes)
+    replaced = {(r.student, r.exercise) for r in superseded(everyone, results, roster)}
+    write_feedback(folder, results, chosen, view.missing, view.notes, replaced)
     write_nothing_graded(folder, chosen, results, view.notes, html=True)
-    write_feedback_html(folder, results, chosen, view.missing, view.notes)
+    write_feedback_html(folder, results, chosen, view.missing, view.notes, replaced)
     print(f"feedback: {len(chosen)} student(s), Markdown, JSON and HTML, in {folder}")
     pending = sum(1 for r in results if r.student in chosen and written_answer(r.student, r.report))
     if pending:

@@ -257,3 +257,34 @@ def test_a_person_in_several_exports_has_one_row_with_their_newest_grades(
     rows = list(csv.reader(target.read_text().splitlines()))[1:]
     alices = [r for r in rows if r[3] == "Alice"]
     assert len(alices) == 1 and alices[0][1] == "1001" and alices[0][10] == "90"
+
+
+def test_a_hand_in_replaced_by_the_same_persons_later_one_is_not_counted_in_the_summary(
+    course_copy: Path, tmp_path: Path
+) -> None:
+    # the tenth walk: summary.md counted both of alice's gradings of ex1, and the earlier
+    # key's feedback read as a grade of its own
+    from grader.batch.submitters import Submitter
+    from grader.batch.view import BatchView, write_outputs
+    from grader.course import load_course
+
+    out = tmp_path / "out"
+    _record(out, "submission_1", "ex1", 20, 1000.0)
+    _record(out, "submission_2", "ex1", 90, 1000.0)
+    _record(out, "submission_3", "ex1", 100, 2000.0)  # alice again, later
+    alice = Submitter("1001", "alice@uni.edu", "Alice")
+    bob = Submitter("1002", "bob@uni.edu", "Bob")
+    store = ResultStore.of_batch(out)
+    store.record_submitters(
+        {"submission_1": [alice], "submission_2": [bob], "submission_3": [alice]}
+    )
+    keys = ["submission_1", "submission_2", "submission_3"]
+    view = BatchView(keys, ["ex1"], [], [], [], [], [])
+    write_outputs(out, load_course(course_copy), store, view)
+    store.close()
+
+    summary = (out / "summary.md").read_text()
+    assert "- ex1: 2 graded, median 95, min 90, max 100 (of 100)" in summary, summary
+    earlier = (out / "feedback" / "submission_1.md").read_text()
+    assert earlier.startswith("# Replaced: ex1\n\nA later hand-in of yours, under another")
+    assert "Replaced" not in (out / "feedback" / "submission_3.md").read_text()
