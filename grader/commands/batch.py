@@ -23,7 +23,7 @@ from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
 from grader.batch.view import BatchView, carried_over, write_outputs
 from grader.course import Course, Exercise
-from grader.errors import EXIT_OK, GraderError
+from grader.errors import EXIT_CHECK_FAILED, EXIT_OK, GraderError
 from grader.report.batch_console import BatchConsole
 
 
@@ -115,6 +115,9 @@ def run(
     for line in baselines:
         console.baseline(line)
     console.done(out)
+    if students and not work.todo:  # a re-grade that found nothing to grade did not do its job
+        console.nothing_graded(list(students))
+        return EXIT_CHECK_FAILED
     return EXIT_OK
 
 

@@ -55,3 +55,11 @@ class BatchConsole:
         self.console.print(
             escape(f"gradebook: {out / 'gradebook.csv'}; feedback: {out / 'feedback'}")
         )
+
+    def nothing_graded(self, students: list[str]) -> None:
+        """A re-grade of `students` (--student) that found nothing of theirs to grade."""
+        named = ", ".join(students)
+        self.console.print(
+            escape(f"nothing of {named} was graded: none of it could be read (see above)"),
+            style="red",
+        )

@@ -249,3 +249,16 @@ def test_what_a_run_did_not_look_at_again_is_carried_over() -> None:
     alone = carried_over(earlier, {"ann"}, {"ex1", "ex4"}, some_students=True)
     assert alone.students == ["eve", "gus"] and alone.missing == earlier.missing
     assert alone.refused == earlier.refused and alone.notes == ["gus: skipped: empty"]
+
+
+def test_a_re_grade_of_a_student_with_nothing_readable_says_so_and_exits_1(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # the walks: a lone kernel.cu, which exercise unknown, left `--student dave` exiting 0
+    submissions = tmp_path / "subs"
+    (submissions / "dave").mkdir(parents=True)
+    (submissions / "dave" / "kernel.cu").write_text("__global__ void k() {}\n")
+    done = run_grader(_batch(small_course, submissions, tmp_path / "out", "--student", "dave"))
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == "nothing of dave was graded: none of it could be read (see above)"
