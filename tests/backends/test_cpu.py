@@ -240,6 +240,8 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     float nan = __int_as_float(0x7fc00000 + K - K);
     bad |= (__saturatef(nan) != 0.0f || __float2int_rn(nan) != 0) << 22;
     bad |= (__float2int_rn(3.0e9f + (float)(K - K)) != 2147483647) << 23;
+    bad |= (max(nan, 1.0f) != 1.0f || min(2.0f, nan) != 2.0f || max((double)nan, 1.0) != 1.0) << 24;
+    bad |= (min(nan, 3.0) != 3.0 || max(-1, 0u) != 4294967295u) << 25;
     __stcg(&pad[1], 0.0f);
     if (row < M && col < N) {
         float acc = 0.0f;

@@ -665,17 +665,24 @@ inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
 inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 
 // ---- math and other device intrinsics -------------------------------------------------------
-template <class T> inline T max(T a, T b) { return a < b ? b : a; }
-template <class T> inline T min(T a, T b) { return b < a ? b : a; }
+// On floating point, CUDA's min and max are fminf/fmaxf (fmin/fmax): a NaN loses to a number
+template <class T> inline T max(T a, T b) {
+    if constexpr (std::is_floating_point<T>::value) return std::fmax(a, b);
+    else return a < b ? b : a;
+}
+template <class T> inline T min(T a, T b) {
+    if constexpr (std::is_floating_point<T>::value) return std::fmin(a, b);
+    else return b < a ? b : a;
+}
 // Mixed types (min(threadIdx.x, K), max(-1, 0u), min(2.0f, 3.0)): as CUDA's overloads, in the
 // usual arithmetic conversions' common type
 template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) {
     using C = typename std::common_type<A, B>::type;
-    return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
+    return max<C>(static_cast<C>(a), static_cast<C>(b));
 }
 template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) {
     using C = typename std::common_type<A, B>::type;
-    return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
+    return min<C>(static_cast<C>(a), static_cast<C>(b));
 }
 inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
 inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
