@@ -67,32 +67,43 @@ class YamlDocument:
         return f"{self.path}:{line}" if line else str(self.path)
 
 
+Twice = list[tuple[Loc, str]]
+"""Keys given twice in one mapping: each one's location, and where both are, in words."""
+
+
 def _record_lines(
-    node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, columns: dict[Loc, int]
+    node: yaml.Node,
+    loc: Loc,
+    document: YamlDocument,
+    twice: Twice | None,
 ) -> None:
-    """Every key's and item's line into `lines`; a key given twice in one mapping (which PyYAML
-    would silently let the last one win) is a GraderError naming both lines."""
+    """Every key's and item's line and column into `document`; a key given twice in one mapping
+    (which PyYAML would silently let the last one win) is a GraderError naming both lines, or,
+    where `twice` collects them, one of its entries."""
     if isinstance(node, yaml.MappingNode):
         seen: dict[tuple[str, str], int] = {}
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode):
                 line = key_node.start_mark.line + 1
+                column = key_node.start_mark.column + 1
+                child = (*loc, key_node.value)
                 first = seen.setdefault((key_node.tag, key_node.value), line)
                 if first != line:
-                    raise GraderError(
-                        f"{path}:{line}: key {_shown(key_node.value)} given twice "
-                        f"(first on line {first})"
-                    )
-                child = (*loc, key_node.value)
-                lines[child] = line
-                columns[child] = key_node.start_mark.column + 1
-                _record_lines(value_node, child, lines, path, columns)
+                    said = f"{document.path}:{line}:{column}: key {_shown(key_node.value)} given "
+                    said += f"twice (first on line {first}): keep one"
+                    if twice is None:
+                        raise GraderError(said)
+                    twice.append((child, said))
+                    continue
+                document.lines[child] = line
+                document.columns[child] = column
+                _record_lines(value_node, child, document, twice)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = (*loc, index)
-            lines[child] = item.start_mark.line + 1
-            columns[child] = item.start_mark.column + 1
-            _record_lines(item, child, lines, path, columns)
+            document.lines[child] = item.start_mark.line + 1
+            document.columns[child] = item.start_mark.column + 1
+            _record_lines(item, child, document, twice)
 
 
 def _shown(text: str) -> str:
@@ -210,13 +221,15 @@ def read_yaml(
     max_depth: int = MAX_YAML_DEPTH,
     follow_links: bool = True,
     aliases: bool = False,
+    twice: Twice | None = None,
 ) -> YamlDocument:
     """Parse `path`. A missing file, a file that is not a regular one (or a link, unless
     `follow_links`), more than `limit` bytes, bad encoding, bad syntax, nesting deeper than
     `max_depth`, an anchor or alias, or a key given twice is a one-line GraderError naming the
     file and, where there is one, the line. With `aliases`, anchors and aliases are allowed (files
     written by tools that use them), as long as the document stands for at most
-    MAX_EXPANDED_VALUES values once they are expanded."""
+    MAX_EXPANDED_VALUES values once they are expanded. Where `twice` is given, keys given twice
+    are added to it instead (the last one's value is in the data)."""
     try:
         raw = read_bounded(path, limit, follow_links=follow_links)
     except FileNotFoundError:
@@ -249,8 +262,7 @@ def read_yaml(
     except (ValueError, OverflowError) as exc:  # a value YAML names but Python cannot hold
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise GraderError(f"{path}: a value the grader cannot read: {first}") from None
-    lines: dict[Loc, int] = {}
-    columns: dict[Loc, int] = {}
+    document = YamlDocument(path=path, data=data)
     if node is not None:
-        _record_lines(node, (), lines, path, columns)
-    return YamlDocument(path=path, data=data, lines=lines, columns=columns)
+        _record_lines(node, (), document, twice)
+    return document

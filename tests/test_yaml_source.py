@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader.batch.submitters import read_export
-from grader.checks.answers import TileSweepAnswers, load_answers, tile_sweep_question
+from grader.checks.answers import TileSweepAnswers, tile_sweep_question
+from grader.checks.answers_load import load_answers
 from grader.course import load_course
 from grader.errors import GraderError
 from grader.spec import load_spec
@@ -50,7 +51,7 @@ def test_anchors_aliases_and_repeated_keys_are_refused_with_their_line(tmp_path:
     cases = {
         "alias.yaml": ("a: &x 1\nb: *x\n", ":1: YAML anchors and aliases"),
         "anchor.yaml": ("a: 1\nb: &lonely 2\n", ":2: YAML anchors and aliases"),
-        "twice.yaml": ("a: 1\nb: 2\na: 3\n", ":3: key 'a' given twice (first on line 1)"),
+        "twice.yaml": ("a: 1\nb: 2\na: 3\n", ":3:1: key 'a' given twice (first on line 1)"),
     }
     for name, (text, message) in cases.items():
         (tmp_path / name).write_text(text)

@@ -4,34 +4,18 @@ is graded by a person with the spec's rubric (`grader review`), pending until th
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
-import tempfile
-from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from grader.checks.answers_faults import comma_hint, drop_all, fault_at
+from grader.checks.answers_load import AnswersModel, Loaded, misspelled
 from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
-from grader.errors import GraderError
 from grader.results import CheckKind, CheckResult, CheckStatus
-from grader.schema_errors import describe
 from grader.spec import AnswersSpec
-from grader.yaml_source import read_yaml
 
 Limit = Literal["threads_per_block", "shared_memory_per_block", "registers_per_thread"]
-
-
-class AnswersModel(BaseModel):
-    """An answers file's schema: unknown keys and numbers given as text are errors."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-Answers = TypeVar("Answers", bound=AnswersModel)
 
 
 class TileMeasurement(AnswersModel):
@@ -66,68 +50,6 @@ class SweepEvidence:
     """Why there are no medians, where there are none (a skipped check's message)."""
 
 
-QuestionOf = Callable[[tuple[str | int, ...]], str | None]
-"""The questions a location in the answers file belongs to, as a pattern of their checks' names
-(fnmatch's: `answers TILE_SIZE=* figures` is each tile size's); None for none."""
-
-
-@dataclass(frozen=True)
-class Loaded(Generic[Answers]):
-    """Answers as read: every value that is valid, and each question's problems (a question with
-    a problem is failed with it; the others are graded). Problems that belong to no question are
-    under the key None."""
-
-    answers: Answers
-    problems: dict[str | None, str]
-
-
-_MAX_PROBLEMS = 50
-
-
-def load_answers(
-    text: str | None, name: str, model: type[Answers], question_of: QuestionOf
-) -> Loaded[Answers] | str:
-    """The answers, each question on its own: a value of the wrong type costs its question
-    only, with the problem's file, line and column. A one-line reason instead where the file
-    cannot be read at all (missing, not YAML)."""
-    if text is None:
-        return f"{name} not found next to the kernel: copy the exercise's template and fill it in"
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / name
-        path.write_text(text, encoding="utf-8")
-        try:
-            document = read_yaml(path)
-        except GraderError as exc:
-            return str(exc).replace(str(path), name)
-    if not isinstance(document.data, dict):
-        return f"{name}: expected a mapping of keys at the top level"
-    data = document.data
-    problems: dict[str | None, list[str]] = {}
-    for _ in range(_MAX_PROBLEMS):
-        try:
-            answers = model.model_validate(data)
-        except ValidationError as exc:
-            faults: list[tuple[Any, ...]] = []
-            first = ""
-            for error in exc.errors():
-                loc = tuple(error["loc"])
-                where = document.where_exactly(loc).replace(str(path), name)
-                where_line = document.line_of(loc)
-                said = problems.setdefault(question_of(loc), [])
-                message = f"{where}: {describe(error, model)}{comma_hint(text, where_line)}"
-                first = first or message
-                if message not in said:
-                    said.append(message)
-                faults.append(fault_at(data, loc))
-            # every value at fault in this round goes, each once (two errors in one entry take
-            # that entry, never its neighbours); nothing found to remove: the file is refused
-            if not drop_all(data, faults):
-                return first
-        else:
-            return Loaded(answers, {q: "; ".join(said) for q, said in problems.items()})
-    return f"{name}: more than {_MAX_PROBLEMS} problems"
-
-
 def problem_result(name: str, problem: str, share: float) -> CheckResult:
     """A question whose answer could not be read: failed with where and why."""
     return CheckResult(name, CheckKind.ANSWERS, CheckStatus.FAILED, 0.0, share, problem)
@@ -148,20 +70,11 @@ def question_share(spec: AnswersSpec, values: list[int]) -> float:
     return round(spec.points / len(tile_sweep_check_names(values)), 4)
 
 
-def misspelled(loc: tuple[str | int, ...], keys: Collection[str]) -> tuple[str | int, ...]:
-    """`loc` with an unknown top-level key read as the known one it is close to
-    (`fastest_tilesize` as `fastest_tile_size`), so that its problem goes to that question."""
-    if not loc or str(loc[0]) in keys:
-        return loc
-    close = difflib.get_close_matches(str(loc[0]), list(keys), n=1, cutoff=0.8)
-    return (close[0], *loc[1:]) if close else loc
-
-
 def tile_sweep_question(loc: tuple[str | int, ...]) -> str | None:
     """The question of a location in ex2's answers file (None: the file as a whole)."""
     loc = misspelled(loc, ("measurements", "fastest_tile_size", "limit_64", "explanation"))
-    if len(loc) >= 2 and loc[0] == "measurements" and isinstance(loc[1], int):
-        return f"answers TILE_SIZE={loc[1]} figures"
+    if len(loc) >= 2 and loc[0] == "measurements" and str(loc[1]).isdigit():  # 16 or "16"
+        return f"answers TILE_SIZE={int(loc[1])} figures"
     if loc and loc[0] == "measurements":  # not a mapping of tile sizes: every size's figures
         return "answers TILE_SIZE=* figures"
     if loc and loc[0] == "fastest_tile_size":

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.checks.answers import Loaded, TileSweepAnswers, load_answers, tile_sweep_question
+from grader.checks.answers import TileSweepAnswers, tile_sweep_question
+from grader.checks.answers_load import Loaded, load_answers
 from grader.checks.profile_answers import ProfilingAnswers, profiling_question
 from grader.spec import AnswersSpec
 

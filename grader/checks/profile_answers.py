@@ -9,13 +9,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from grader.checks.answers import (
-    AnswersModel,
-    Loaded,
-    close,
-    misspelled,
-    with_problems,
-)
+from grader.checks.answers import close, with_problems
+from grader.checks.answers_load import AnswersModel, Loaded, misspelled
 from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckKind, CheckResult, CheckStatus

@@ -12,9 +12,9 @@ from grader.checks.answers import (
     SweepEvidence,
     TileSweepAnswers,
     grade_tile_sweep,
-    load_answers,
     tile_sweep_question,
 )
+from grader.checks.answers_load import load_answers
 from grader.checks.sweep import probe
 from grader.results import CheckResult
 from grader.source import read_source
@@ -135,6 +135,24 @@ def _at(text: str, needle: str) -> str:
             "answers fastest tile size",
             "fastest_tile_size",
             "fastest_tile_size: Input should be a valid integer (got '32')",
+        ),
+        (  # the eleventh walk: a quoted tile size cost every tile size's figures
+            ("16: {time_ms", '"16": {time_ms'),
+            "answers TILE_SIZE=16 figures",
+            '"16"',
+            "measurements.16.[key]: Input should be a valid integer (got '16')",
+        ),
+        (  # the eleventh walk: .inf was taken as a figure
+            ("gflops: 5050.0", "gflops: .inf"),
+            "answers TILE_SIZE=8 figures",
+            "gflops",
+            "measurements.8.gflops: Input should be a finite number",
+        ),
+        (  # the eleventh walk: a key given twice cost every question and the explanation
+            ("limit_64: threads_per_block", "limit_64: threads_per_block\nlimit_64: warps"),
+            "answers limit of 64",
+            "limit_64: warps",
+            "key 'limit_64' given twice (first on line 9): keep one",
         ),
     ],
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checks.answers import load_answers
+from grader.checks.answers_load import load_answers
 from grader.checks.profile_answers import (
     ProfileEvidence,
     ProfilingAnswers,

@@ -13,7 +13,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.checks.answers import TileSweepAnswers, load_answers
+from grader.checks.answers import TileSweepAnswers
+from grader.checks.answers_load import load_answers
 from grader.checks.profile_answers import ProfilingAnswers
 from grader.course import load_course
 from grader.errors import GraderError

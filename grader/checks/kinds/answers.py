@@ -11,11 +11,11 @@ from grader.backends.compiler import CompileFailure
 from grader.checks.answers import (
     TileSweepAnswers,
     grade_tile_sweep,
-    load_answers,
     question_share,
     tile_sweep_check_names,
     tile_sweep_question,
 )
+from grader.checks.answers_load import load_answers
 from grader.checks.base import Check, Context, Outcome, PlannedCheck
 from grader.checks.explanation import EXPLANATION, unless_template
 from grader.checks.kinds.profile import ProfileFigures
