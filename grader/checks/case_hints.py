@@ -29,7 +29,25 @@ def cross_case_hints(
         passing = {shape for shape, r in cases if r.status == "passed"}
         failed = [r for shape, r in cases if r.status == "failed" and shape not in passing]
         hints += _symptom_line_hints(failed, source)
+        if failed:
+            hints += _dynamic_shared_hint(source)
     return hints
+
+
+def _dynamic_shared_hint(source: KernelSource) -> list[str]:
+    """`extern __shared__` arrays, which the exercise's launch gives no bytes (it passes none)."""
+    items = [t for t in tokens(source.text) if t.kind != "newline"]
+    lines = [
+        b.line for a, b in zip(items, items[1:]) if (a.text, b.text) == ("extern", "__shared__")
+    ]
+    if not lines:
+        return []
+    where = ", ".join(f"{bounded_name(source.display_name)}:{line}" for line in lines[:3])
+    return [
+        f"`extern __shared__` ({where}) is dynamic shared memory, sized at launch, and the "
+        "exercise launches the kernel with none (0 bytes): give the tiles fixed sizes, e.g. "
+        "`__shared__ float tile[TILE_SIZE][TILE_SIZE];`"
+    ]
 
 
 def _pattern_hints(

@@ -334,3 +334,20 @@ def test_a_sweep_passing_at_one_tile_size_only_is_told_the_tile_size_is_hard_cod
     assert ignored_tile_size_hint({"": _results("passed", "failed")}) is None
     every = {"TILE_SIZE=8": _results("failed"), "TILE_SIZE=32": _results("failed")}
     assert ignored_tile_size_hint(every) is None
+
+
+def test_dynamic_shared_memory_is_told_the_launch_gives_it_no_bytes() -> None:
+    # the eleventh walk: every case failed with "store to null pointer", nothing on why
+    body = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
+    body = body.replace("__global__", "// dynamic tiles\n__global__", 1)
+    body += "\n__device__ void helper() {\n    extern __shared__ float smem[];\n}\n"
+    source = KernelSource(body, "dyn.cu")
+    line = body.splitlines().index("    extern __shared__ float smem[];") + 1
+    hints = cross_case_hints(_verdicts(set(), EX1_CASES), 16, SPEC.launch, source)
+    assert hints == [
+        f"`extern __shared__` (dyn.cu:{line}) is dynamic shared memory, sized at launch, and the "
+        "exercise launches the kernel with none (0 bytes): give the tiles fixed sizes, e.g. "
+        "`__shared__ float tile[TILE_SIZE][TILE_SIZE];`"
+    ]
+    passing = {str(case.shape) for case in EX1_CASES}
+    assert cross_case_hints(_verdicts(passing, EX1_CASES), 16, SPEC.launch, source) == []
