@@ -3,6 +3,7 @@ sizes of a sweep, and the lines of the student's source where what the pattern p
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -38,7 +39,7 @@ def _dynamic_shared_hint(source: KernelSource) -> list[str]:
     """`extern __shared__` arrays, which the exercise's launch gives no bytes (it passes none)."""
     items = [t for t in tokens(source.text) if t.kind != "newline"]
     lines = [
-        b.line for a, b in zip(items, items[1:]) if (a.text, b.text) == ("extern", "__shared__")
+        b.line for a, b in itertools.pairwise(items) if (a.text, b.text) == ("extern", "__shared__")
     ]
     if not lines:
         return []
