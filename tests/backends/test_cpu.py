@@ -242,6 +242,9 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     bad |= (__float2int_rn(3.0e9f + (float)(K - K)) != 2147483647) << 23;
     bad |= (max(nan, 1.0f) != 1.0f || min(2.0f, nan) != 2.0f || max((double)nan, 1.0) != 1.0) << 24;
     bad |= (min(nan, 3.0) != 3.0 || max(-1, 0u) != 4294967295u) << 25;
+    double third_d = 1.0 / (3.0 + (double)(K - K));  // double's rounding goes through binary128
+    bad |= (__ddiv_ru(1.0, 3.0 + (double)(K - K)) != 0x1.5555555555556p-2) << 26;
+    bad |= (__dmul_rd(third_d, 3.0) != 0x1.fffffffffffffp-1 || third_d * 3.0 != 1.0) << 27;
     __stcg(&pad[1], 0.0f);
     if (row < M && col < N) {
         float acc = 0.0f;
