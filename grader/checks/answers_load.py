@@ -63,6 +63,8 @@ def load_answers(
             document = read_yaml(path, twice=twice)
         except GraderError as exc:
             return str(exc).replace(str(path), name)
+    if document.data is None:
+        return f"{name} is empty: copy the exercise's template and fill it in"
     if not isinstance(document.data, dict):
         return f"{name}: expected a mapping of keys at the top level"
     data = document.data

@@ -6,6 +6,7 @@ from __future__ import annotations
 from grader.checks.base import PlannedCheck
 from grader.checks.explanation import EXPLANATION
 from grader.checks.registry import plan
+from grader.checks.sweep import CHECK as SWEEP_CHECK
 from grader.spec import ExerciseSpec
 
 START = "<!-- points: from spec.yaml; edit the spec, then `grader spec-docs --write` -->"
@@ -15,7 +16,7 @@ _WHAT = {
     "compile": "compiling",
     "correctness": "correctness",
     "performance": "performance",
-    "sweep": "the tile sweep's timings",
+    "sweep": "the tile sweep's timing",
     "profile": "the profile",
     "answers": "answers.yaml",
     "review": "the explanation (graded by hand with a rubric)",
@@ -27,7 +28,11 @@ def points_summary(spec: ExerciseSpec) -> str:
     groups: dict[str, list[PlannedCheck]] = {}
     for planned in plan(spec):
         if planned.max_score > 0:
-            key = "review" if planned.name == EXPLANATION else planned.kind.value
+            key = planned.kind.value
+            if planned.name == EXPLANATION:
+                key = "review"
+            elif planned.name == SWEEP_CHECK:  # a performance check by kind, the sweep by name
+                key = "sweep"
             groups.setdefault(key, []).append(planned)
     parts = []
     for kind, checks in groups.items():

@@ -363,3 +363,11 @@ def test_an_explanation_that_is_not_text_is_failed_with_that_alone() -> None:
     assert explanation.status == "failed" and explanation.score == 0
     assert explanation.message.startswith(f"{where}: explanation: Input should be a valid string")
     assert "none given" not in explanation.message
+
+
+@pytest.mark.parametrize("text", ["", "\n# only a comment\n"])
+def test_an_empty_answers_file_is_called_empty(text: str) -> None:
+    # the twelfth walk: it said "expected a mapping of keys at the top level"
+    failed = _grade(text)["answers limit of 64"]
+    assert failed.status == "failed"
+    assert failed.message == "answers.yaml is empty: copy the exercise's template and fill it in"

@@ -27,6 +27,10 @@ def test_the_summary_adds_up_what_the_grader_awards() -> None:
         "Points: 10 for compiling, 70 for correctness (9 cases of 7.78), 20 for performance; "
         "100 in all."
     )
+    # the twelfth walk: ex2's sweep (a performance check by kind) read "20 for performance",
+    # where students see "sweep timing"
+    ex2 = COURSE.find("ex2").spec
+    assert ", 20 for the tile sweep's timing, " in points_summary(ex2)
 
 
 def test_spec_docs_write_renders_a_changed_spec_into_the_readme(course_copy: Path) -> None:
