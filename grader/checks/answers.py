@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from grader.checks.answers_load import AnswersModel, Loaded, misspelled
+from grader.checks.answers_load import CASE_FREE, AnswersModel, Loaded, misspelled
 from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import AnswersSpec
@@ -33,7 +33,9 @@ class TileSweepAnswers(AnswersModel):
         default_factory=dict, description="Per tile size: time_ms and gflops."
     )
     fastest_tile_size: int | None = Field(None, description="The tile size that ran fastest.")
-    limit_64: Limit | None = Field(None, description="What stops TILE_SIZE = 64.")
+    limit_64: Annotated[Limit, CASE_FREE] | None = Field(
+        None, description="What stops TILE_SIZE = 64."
+    )
     explanation: str = Field("", description="Why (free text, for the instructor).")
 
 

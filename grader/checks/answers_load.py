@@ -11,12 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from grader.checks.answers_faults import comma_hint, drop_all, fault_at
 from grader.errors import GraderError
 from grader.schema_errors import describe
 from grader.yaml_source import Twice, read_yaml
+
+
+def _lowered(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+CASE_FREE = BeforeValidator(_lowered)
+"""On a choice among lower-case words: the word in any case (L1, Tiled) is that word."""
 
 
 class AnswersModel(BaseModel):

@@ -5,21 +5,28 @@ measurements are skipped, with the reason, when there are none; the free text is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from grader.checks.answers import close, with_problems
-from grader.checks.answers_load import AnswersModel, Loaded, misspelled
+from grader.checks.answers_load import CASE_FREE, AnswersModel, Loaded, misspelled
 from grader.checks.explanation import EXPLANATION, explanation_result, unanswered_explanation
 from grader.profiling.metrics import LEVELS, METRICS
 from grader.results import CheckKind, CheckResult, CheckStatus
 from grader.spec import AnswersSpec
 
-Level = Literal["dram", "l2", "l1"]
-DramReason = Literal[
-    "matrices_fit_in_l2", "tiled_kernel_has_no_reuse", "both_are_compute_bound", "does_not_apply"
+Level = Annotated[Literal["dram", "l2", "l1"], CASE_FREE]
+DramReason = Annotated[
+    Literal[
+        "matrices_fit_in_l2",
+        "tiled_kernel_has_no_reuse",
+        "both_are_compute_bound",
+        "does_not_apply",
+    ],
+    CASE_FREE,
 ]
+Kernel = Annotated[Literal["naive", "tiled"], CASE_FREE]
 FIT = "matrices_fit_in_l2"
 _FLOOR = {"MB": 0.5, "us": 1.0, "%": 2.0}
 """Absolute slack per unit, for figures near zero (a naive kernel's shared-memory bytes)."""
@@ -59,7 +66,7 @@ class ProfilingAnswers(AnswersModel):
     fewer_bytes: TrafficReduction = Field(
         default_factory=TrafficReduction, description="The level and factor of the reduction."
     )
-    closer_to_roofline: Literal["naive", "tiled"] | None = Field(
+    closer_to_roofline: Kernel | None = Field(
         None, description="The kernel closer to the compute roofline (higher SM throughput)."
     )
     dram_similar_because: DramReason | None = Field(

@@ -146,3 +146,16 @@ def test_the_exercise_folder_does_not_give_the_choice_answers_away(giveaway: str
     # ask for belong in solutions/ only.
     for path in (ROOT / "exercises/ex3-profiling").iterdir():
         assert giveaway not in path.read_text().lower(), f"{path.name} says {giveaway!r}"
+
+
+def test_a_choice_written_in_capitals_is_that_choice() -> None:
+    # the twelfth walk: `level: L1` and `closer_to_roofline: Tiled` scored 0
+    text = SOLUTION.replace("level: l1", "level: L1").replace(
+        "closer_to_roofline: tiled", "closer_to_roofline: Tiled"
+    )
+    text = text.replace(
+        "dram_similar_because: matrices_fit_in_l2", "dram_similar_because: Matrices_Fit_In_L2"
+    )
+    results = _grade(text)
+    results.pop("answers explanation")
+    assert {r.status for r in results.values()} == {"passed"}, results
