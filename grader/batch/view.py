@@ -103,8 +103,7 @@ def write_outputs(out: Path, course: Course, store: ResultStore, view: BatchView
     feedback = out / "feedback"
     pages = any(feedback.glob("*.html"))  # `grader feedback` wrote pages: none goes stale
     # a person's earlier hand-in under another key: its feedback says so; no statistic counts it
-    stale = superseded(view.students, results, roster)
-    replaced = {(r.student, r.exercise) for r in stale}
+    replaced = superseded(view.students, results, roster)
     counting = [r for r in results if (r.student, r.exercise) not in replaced]
     write_feedback(feedback, results, missing=view.missing, said=view.notes, replaced=replaced)
     write_nothing_graded(feedback, view.students, results, view.notes, html=pages)

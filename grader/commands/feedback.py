@@ -41,7 +41,7 @@ def run(*, out: Path, students: Sequence[str] = ()) -> int:
         raise GraderError(f"{out}: no student {', '.join(unknown)} in this batch")
     chosen = list(dict.fromkeys(k for keys in named.values() for k in keys)) or everyone
     folder = out / "feedback"
-    replaced = {(r.student, r.exercise) for r in superseded(everyone, results, roster)}
+    replaced = superseded(everyone, results, roster)
     write_feedback(folder, results, chosen, view.missing, view.notes, replaced)
     write_nothing_graded(folder, chosen, results, view.notes, html=True)
     write_feedback_html(folder, results, chosen, view.missing, view.notes, replaced)

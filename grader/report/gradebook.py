@@ -83,18 +83,21 @@ def _newest(
     return max(found, key=lambda r: r.submitted_at) if found else None
 
 
-def superseded(students: Sequence[str], results: Sequence[Graded], roster: Roster) -> list[Graded]:
-    """The results that count for no one: each member of their submission has a later hand-in
-    of that exercise under another key (a resubmission exported with a key of its own)."""
+def superseded(
+    students: Sequence[str], results: Sequence[Graded], roster: Roster
+) -> set[tuple[str, str]]:
+    """(key, exercise) of the results that count for no one: each member of their submission
+    has a later hand-in of that exercise under another key (a resubmission, a key of its own)."""
     by_key = {(r.student, r.exercise): r for r in results}
     keys = list(dict.fromkeys([*students, *(r.student for r in results)]))
+    exercises = {r.exercise for r in results}
     counting = {
         id(newest)
         for person_keys, _ in people(keys, roster)
-        for exercise in {r.exercise for r in results}
+        for exercise in exercises
         if (newest := _newest(person_keys, exercise, by_key)) is not None
     }
-    return [r for r in results if id(r) not in counting]
+    return {(r.student, r.exercise) for r in results if id(r) not in counting}
 
 
 def gradebook(
