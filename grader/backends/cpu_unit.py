@@ -29,10 +29,7 @@ _EXTERN_SHARED = re.compile(
 
 
 def build_flags(checked: bool) -> list[str]:
-    common = [
-        "-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread",
-        "-fkeep-static-functions", "-fkeep-inline-functions",
-    ]  # fmt: skip
+    common = ["-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
     if checked:
         return [
             *common,
@@ -100,8 +97,8 @@ def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
     """The unit compiled without optimisation, to read what it defines: every function it uses
     is kept out of line there, however small (an optimised build inlines and drops them)."""
     return [
-        "g++", *build_flags(False), "-O0", "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c",
-        str(unit), "-o", str(output),
+        "g++", *build_flags(False), "-O0", "-fkeep-static-functions", "-fkeep-inline-functions",
+        "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 

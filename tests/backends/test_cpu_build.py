@@ -205,3 +205,14 @@ def test_a_section_conflict_of_shared_variables_says_what_to_do() -> None:
     message = build_error(stderr, "kernel.cu")
     assert message.startswith("kernel.cu:23:22: __shared__ variables both in an inline function")
     assert "declare them in the kernel" in message
+
+
+@pytest.mark.parametrize("prefix", ["", "inline ", "__forceinline__ "])
+def test_an_inline_kernel_is_built_and_graded(prefix: str) -> None:
+    # nothing in C++ calls the kernel (the harness names NVRTC's symbol), so g++ must be told to
+    # emit it even where it is inline
+    exercise = load_course(ROOT).find("ex1")
+    source = KernelSource(f"{prefix}{SIGNATURE}\n{BODY}", "kernel.cu")
+    report = grade(exercise, source, seed=1, backend="cpu", selection="correctness")
+    correctness = [c for c in report.checks if c.name.startswith("correctness")]
+    assert correctness and all(c.status == "passed" for c in correctness), report.checks[1]
