@@ -85,7 +85,6 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         refusals.append(
             Refusal(line, f"a control character ({code}) is not allowed in a kernel: delete it")
         )
-    at_line_start = True
     after_hash: Token | None = None
     for token in tokens(source.text):
         if after_hash is not None:
@@ -93,9 +92,12 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                 refusals.append(Refusal(after_hash.line, _directive_message(token.text)))
             after_hash = None
         if token.kind == "newline":
-            at_line_start = True
             continue
-        if at_line_start and token.text == "#":
+        if token.text == "#":
+            # `#include` is refused wherever it stands, not only first on a line: the compilers
+            # disagree on where a line starts after a block comment that spans lines (g++
+            # follows the standard, `*/*/` NEWLINE `*/#include` is no directive; NVRTC reads the
+            # file). Outside a directive the pair is at most a macro's body, never needed here.
             after_hash = token
         elif token.kind == "identifier" and token.text in _REFUSED_OPERATORS:
             refusals.append(
@@ -117,7 +119,6 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                     "use an ordinary string",
                 )
             )
-        at_line_start = False
     return refusals
 
 
