@@ -86,11 +86,21 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             Refusal(line, f"a control character ({code}) is not allowed in a kernel: delete it")
         )
     after_hash: Token | None = None
+    recent: tuple[str, str, str] = ("", "", "")
     for token in tokens(source.text):
         if after_hash is not None:
             if token.kind == "identifier" and token.text in _REFUSED_DIRECTIVES:
                 refusals.append(Refusal(after_hash.line, _directive_message(token.text)))
+            elif token.text == "line" or token.kind == "number":
+                # g++ opens the file a #line or line marker names, to quote it in diagnostics
+                refusals.append(Refusal(after_hash.line, _LINE_MESSAGE))
             after_hash = None
+        recent = (*recent[1:], token.text)
+        if recent[1:] == ("GCC", "dependency") or (
+            recent[:2] == ("_Pragma", "(") and "dependency" in token.text
+        ):
+            # g++ opens the named file: it would tell whether a file exists on the grader
+            refusals.append(Refusal(token.line, "#pragma GCC dependency is not allowed"))
         if token.kind == "newline":
             continue
         if token.text == "#":
@@ -99,6 +109,10 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             # follows the standard, `*/*/` NEWLINE `*/#include` is no directive; NVRTC reads the
             # file). Outside a directive the pair is at most a macro's body, never needed here.
             after_hash = token
+        elif token.kind == "number" and not token.text.isascii():
+            # NVRTC and g++ end such a number in different places (and this scan in a third):
+            # what follows, a quote or a comment, would be read differently by each
+            refusals.append(Refusal(token.line, _NUMBER_MESSAGE))
         elif token.kind == "identifier" and token.text in _REFUSED_OPERATORS:
             refusals.append(
                 Refusal(token.line, f"{token.text} is not allowed: no file can be looked up")
@@ -119,7 +133,45 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                     "use an ordinary string",
                 )
             )
+    refusals += [Refusal(line, _PASTE_MESSAGE) for line in _pasting_in_conditions(source.text)]
     return refusals
+
+
+def _pasting_in_conditions(text: str) -> list[int]:
+    """Lines of #if/#elif that use a macro pasting tokens (`##`), directly or through other
+    macros: pasting could spell __has_include there, which no scan of the tokens sees."""
+    lines: list[list[Token]] = [[]]
+    for token in tokens(text):
+        if token.kind == "newline":
+            lines.append([])
+        else:
+            lines[-1].append(token)
+    bodies: dict[str, set[str]] = {}
+    for line in lines:
+        if [t.text for t in line[:2]] == ["#", "define"] and len(line) > 2:
+            names = {t.text for t in line[3:] if t.kind == "identifier" or t.text == "##"}
+            bodies.setdefault(line[2].text, set()).update(names)
+    pasting = {name for name, body in bodies.items() if "##" in body}
+    grown = True
+    while grown:
+        more = {name for name, body in bodies.items() if body & pasting} - pasting
+        pasting |= more
+        grown = bool(more)
+    return [
+        line[0].line
+        for line in lines
+        if [t.text for t in line[:1]] == ["#"]
+        and len(line) > 1
+        and line[1].text in ("if", "elif")
+        and any(t.text in pasting or t.text == "##" for t in line[2:])
+    ]
+
+
+_LINE_MESSAGE = '#line (and line markers like `# 1 "file"`) are not allowed in a kernel'
+_PASTE_MESSAGE = "a macro that pastes tokens (##) is not allowed in #if or #elif"
+_NUMBER_MESSAGE = (
+    "a number with a non-ASCII character is not allowed: the compilers read it differently"
+)
 
 
 def _directive_message(name: str) -> str:

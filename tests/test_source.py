@@ -41,6 +41,17 @@ def _src(text: str) -> KernelSource:
         # NVRTC takes this # as first on its line (a comment from the line above ends before
         # it); g++ and the standard do not
         '*/*/\n*/#include "/etc/passwd"\n',
+        # the fourteenth session's red-team: a number with a non-ASCII character hid the
+        # include (the compilers end the number before the quote, the scan did not); pasting
+        # spelled __has_include in #if; #line, line markers and GCC dependency open files
+        "\u00b2'a/*'\n#include \"/etc/passwd\"\n*/\n",
+        "1'\u00e9/*'\n#include \"/etc/passwd\"\n*/\n",
+        '#define P(x) __has_##x\n#if P(include)("/etc/passwd")\n#endif\n',
+        '#define H(a, b) a##b\n#define Q H\n#if Q(_, _has_include)("/etc/passwd")\n#endif\n',
+        '#line 1 "/etc/passwd"\n',
+        '# 7 "/etc/passwd"\n',
+        '#pragma GCC dependency "/etc/passwd"\n',
+        '_Pragma("GCC dependency \\"/etc/passwd\\"")\n',
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
@@ -120,3 +131,8 @@ def test_read_source_refuses_what_is_not_a_regular_file_without_reading_it(
     huge.write_bytes(b"x" * (MAX_SOURCE_BYTES + 1))
     with pytest.raises(GraderError, match="over the limit of 262,144 bytes"):
         read_source(huge)
+
+
+def test_pasting_outside_a_condition_is_allowed() -> None:
+    text = "#define GLUE(a, b) a##b\n#if 1\n#endif\nint GLUE(x, y);\n"
+    assert find_refusals(_src(text)) == []

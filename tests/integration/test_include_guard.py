@@ -80,6 +80,8 @@ def _source(parts: tuple[list[str], str, list[str], str, list[str]], target: Pat
         # found by the property below: NVRTC takes a # after a comment that began on an earlier
         # line as first on its line; g++ (and the standard) do not
         "*/*/\n*/#include TARGET\n",
+        # found by a red-team: both compilers end a number at a non-ASCII character
+        "\u00b2'a/*'\n#include TARGET\n*/\n",
     ],
 )
 def test_known_tricks_never_reach_a_compiler(text: str, target: Path, tmp_path: Path) -> None:
