@@ -96,11 +96,19 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                 refusals.append(Refusal(after_hash.line, _LINE_MESSAGE))
             after_hash = None
         recent = (*recent[1:], token.text)
-        if recent[1:] == ("GCC", "dependency") or (
-            recent[:2] == ("_Pragma", "(") and "dependency" in token.text
+        if recent[:2] == ("pragma", "GCC") and token.text not in ("unroll", "ivdep"):
+            # g++ acts on these: `dependency` opens the named file (is it on the grader?)
+            refusals.append(Refusal(token.line, f"#pragma GCC {token.text} is not allowed"))
+        elif recent[:2] == ("_Pragma", "(") and (token.kind != "string" or "GCC" in token.text):
+            # g++ expands macros in _Pragma's operand and reads the string it makes as a pragma
+            refusals.append(Refusal(token.line, _PRAGMA_MESSAGE))
+        if token.kind in ("identifier", "number", "punct") and (
+            "$" in token.text or not token.text.isascii()
         ):
-            # g++ opens the named file: it would tell whether a file exists on the grader
-            refusals.append(Refusal(token.line, "#pragma GCC dependency is not allowed"))
+            # NVRTC reads `$` and non-ASCII characters as tokens of their own, this scan (and
+            # g++) as part of a name or number: what follows (a raw string's R, a quote) would
+            # be read differently by each
+            refusals.append(Refusal(token.line, _NON_ASCII_MESSAGE))
         if token.kind == "newline":
             continue
         if token.text == "#":
@@ -109,10 +117,6 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             # follows the standard, `*/*/` NEWLINE `*/#include` is no directive; NVRTC reads the
             # file). Outside a directive the pair is at most a macro's body, never needed here.
             after_hash = token
-        elif token.kind == "number" and not token.text.isascii():
-            # NVRTC and g++ end such a number in different places (and this scan in a third):
-            # what follows, a quote or a comment, would be read differently by each
-            refusals.append(Refusal(token.line, _NUMBER_MESSAGE))
         elif token.kind == "identifier" and token.text in _REFUSED_OPERATORS:
             refusals.append(
                 Refusal(token.line, f"{token.text} is not allowed: no file can be looked up")
@@ -146,11 +150,19 @@ def _pasting_in_conditions(text: str) -> list[int]:
             lines.append([])
         else:
             lines[-1].append(token)
+    # a directive is looked for wherever a # stands in a line: NVRTC takes `*/#if` after a
+    # comment that began on an earlier line as a directive, where this scan sees one line
+    directives = [
+        (line[i + 1].text, line[i + 2 :], line[i].line)
+        for line in lines
+        for i in range(len(line) - 1)
+        if line[i].text == "#"
+    ]
     bodies: dict[str, set[str]] = {}
-    for line in lines:
-        if [t.text for t in line[:2]] == ["#", "define"] and len(line) > 2:
-            names = {t.text for t in line[3:] if t.kind == "identifier" or t.text == "##"}
-            bodies.setdefault(line[2].text, set()).update(names)
+    for name, rest, _ in directives:
+        if name == "define" and rest:
+            names = {t.text for t in rest[1:] if t.kind == "identifier" or t.text == "##"}
+            bodies.setdefault(rest[0].text, set()).update(names)
     pasting = {name for name, body in bodies.items() if "##" in body}
     grown = True
     while grown:
@@ -158,20 +170,19 @@ def _pasting_in_conditions(text: str) -> list[int]:
         pasting |= more
         grown = bool(more)
     return [
-        line[0].line
-        for line in lines
-        if [t.text for t in line[:1]] == ["#"]
-        and len(line) > 1
-        and line[1].text in ("if", "elif")
-        and any(t.text in pasting or t.text == "##" for t in line[2:])
+        line
+        for name, rest, line in directives
+        if name in ("if", "elif") and any(t.text in pasting or t.text == "##" for t in rest)
     ]
 
 
 _LINE_MESSAGE = '#line (and line markers like `# 1 "file"`) are not allowed in a kernel'
 _PASTE_MESSAGE = "a macro that pastes tokens (##) is not allowed in #if or #elif"
-_NUMBER_MESSAGE = (
-    "a number with a non-ASCII character is not allowed: the compilers read it differently"
+_NON_ASCII_MESSAGE = (
+    "`$` and non-ASCII characters are allowed only in comments and strings: the compilers read "
+    "them differently"
 )
+_PRAGMA_MESSAGE = "_Pragma takes one string literal here, and no GCC pragma"
 
 
 def _directive_message(name: str) -> str:

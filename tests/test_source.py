@@ -52,6 +52,14 @@ def _src(text: str) -> KernelSource:
         '# 7 "/etc/passwd"\n',
         '#pragma GCC dependency "/etc/passwd"\n',
         '_Pragma("GCC dependency \\"/etc/passwd\\"")\n',
+        # its second round: `$` or a non-ASCII letter before a raw string (the scan took `$R` as
+        # one name, NVRTC read R"( ... )" and then the include); _Pragma's operand built by a
+        # macro; a pasting #define or #if after a comment that spans lines (NVRTC's directive)
+        '$R"(" /*\n)"\n#include "/etc/passwd"\n*/\n',
+        '\u00e9R"(" /*\n)"\n#include "/etc/passwd"\n*/\n',
+        '#define P "GCC dependency \\"/etc/passwd\\""\n_Pragma(P)\n',
+        'int y; /*\n*/#define P(x) __has_##x\n#if P(include)("/etc/passwd")\n#endif\n',
+        '#define P(x) __has_##x\nint y; /*\n*/#if P(include)("/etc/passwd")\n#endif\n',
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
@@ -133,6 +141,14 @@ def test_read_source_refuses_what_is_not_a_regular_file_without_reading_it(
         read_source(huge)
 
 
-def test_pasting_outside_a_condition_is_allowed() -> None:
-    text = "#define GLUE(a, b) a##b\n#if 1\n#endif\nint GLUE(x, y);\n"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#define GLUE(a, b) a##b\n#if 1\n#endif\nint GLUE(x, y);\n",
+        '#define UNROLL _Pragma("unroll")\n#pragma GCC unroll 4\n',
+        '// 2\u00d72 tiles \u2014 \u00e9t\u00e9\nconst char *s = "\u00b2";\n',
+    ],
+    ids=["pasting-outside-if", "unroll-pragmas", "non-ascii-in-comments-and-strings"],
+)
+def test_what_a_kernel_may_use_is_not_refused(text: str) -> None:
     assert find_refusals(_src(text)) == []
