@@ -27,6 +27,9 @@ MARKER = "FILE_WAS_READ"
 NOISE = [
     "\n", "\\\n", "\\ \n", "\r", "\r\n", "/*", "*/", "//", '"', "'", "\\", "1'0", "x", 'R"(',
     ')"', "??/",
+    # found by red-team rounds: a non-ASCII or `$` character beside a number, a quote or a
+    # raw string's prefix; a directive after a comment that spans lines
+    "\u00b2", "\u00e9", "$", "\u00a0", "'a/*'", "*/*/\n*/",
 ]  # fmt: skip
 DIRECTIVES = st.tuples(
     st.lists(st.sampled_from(NOISE), max_size=5),
