@@ -87,7 +87,8 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         )
     after_hash: Token | None = None
     recent: tuple[str, str, str] = ("", "", "")
-    for token in tokens(source.text):
+    scanned = list(tokens(source.text))
+    for token in scanned:
         if after_hash is not None:
             if token.kind == "identifier" and token.text in _REFUSED_DIRECTIVES:
                 refusals.append(Refusal(after_hash.line, _directive_message(token.text)))
@@ -137,15 +138,15 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                     "use an ordinary string",
                 )
             )
-    refusals += [Refusal(line, _PASTE_MESSAGE) for line in _pasting_in_conditions(source.text)]
+    refusals += [Refusal(line, _PASTE_MESSAGE) for line in _pasting_in_conditions(scanned)]
     return refusals
 
 
-def _pasting_in_conditions(text: str) -> list[int]:
+def _pasting_in_conditions(scanned: list[Token]) -> list[int]:
     """Lines of #if/#elif that use a macro pasting tokens (`##`), directly or through other
     macros: pasting could spell __has_include there, which no scan of the tokens sees."""
     lines: list[list[Token]] = [[]]
-    for token in tokens(text):
+    for token in scanned:
         if token.kind == "newline":
             lines.append([])
         else:
