@@ -9,7 +9,7 @@ import pytest
 
 from grader.course import load_course
 from grader.grading import default_answers, grade
-from grader.source import read_source
+from grader.source import KernelSource, read_source
 from tests.conftest import ROOT, run_grader
 
 pytestmark = pytest.mark.gpu
@@ -113,6 +113,21 @@ def test_kernels_that_cut_corners_when_timed_fail_the_performance_check(
     timing = report.checks[-1]
     assert timing.status == "failed"
     assert "timed launches" in timing.message and words in timing.message, timing.message
+
+
+def test_a_kernel_that_faults_only_when_timed_fails_the_performance_check() -> None:
+    # the timing loop queues its launches without waiting: the fault is reported by a later
+    # call (the next launch, cuBLAS, a read), and still counts as the kernel's
+    exercise = COURSE.find("ex4")
+    text = (exercise.solution_directory / "wrong/skip_large.cu").read_text()
+    skips = "if ((long long)M * N > 2LL * 1024 * 1024) return;"
+    assert skips in text
+    faults = "if ((long long)M * N > 2LL * 1024 * 1024) C[1LL << 40] = 1.0f;"
+    report = grade(exercise, KernelSource(text.replace(skips, faults), "kernel.cu"))
+    timing = report.checks[-1]
+    assert all(c.status == "passed" for c in report.checks[:-1])
+    assert timing.status == "failed"
+    assert timing.message.startswith("the kernel failed on the GPU while timed"), timing.message
 
 
 def test_the_device_comparison_agrees_with_the_host_one() -> None:

@@ -1,9 +1,11 @@
 """The interface of a timed GEMM: the device-side primitives the timing loop (grader.timing)
 drives. Inputs live on the device; each timed kernel writes its own output; every primitive here
-runs outside the timed region except `time_launch`."""
+runs outside the timed region except `queue_launch`. Each is queued in order on one stream of the
+device and returns before it has run: what is read back waits for it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -75,13 +77,15 @@ class TimedGemm(Protocol):
         """Wait until everything queued on the device has finished."""
         ...
 
-    def time_launch(self, label: str) -> float:
-        """Launch `label` once; its seconds on the device, queued work excluded."""
+    def queue_launch(self, label: str) -> Callable[[], float]:
+        """Queue one launch of `label` (without waiting for it); returns what reads its seconds
+        on the device, queued work excluded (waiting until it has run)."""
         ...
 
-    def compare(self, label: str, bound: ErrorBound) -> OutputComparison:
-        """`label`'s output against A B (computed now, in float64), and its inputs' buffers
-        against the inputs as drawn."""
+    def queue_compare(self, label: str, bound: ErrorBound) -> Callable[[], OutputComparison]:
+        """Queue the comparison of `label`'s output as it is now against A B (float64, from the
+        inputs as drawn), and of its inputs' buffers against those; returns what reads it
+        (waiting until it has run)."""
         ...
 
     def clock_reading(self) -> ClockReading:
@@ -89,5 +93,5 @@ class TimedGemm(Protocol):
         ...
 
     def timer_name(self, label: str) -> str:
-        """What `time_launch` measures `label` with, as pytest-benchmark's JSON names a timer."""
+        """What `queue_launch` measures `label` with, as pytest-benchmark's JSON names a timer."""
         ...

@@ -33,6 +33,7 @@ loop (grader.timing) draws the inputs afresh and poisons the output around every
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.backends.timed_gemm import ErrorBound, TimedGemm
@@ -71,23 +72,40 @@ class LaunchCheck:
     factor: float
     """The elementwise bound's factor (the spec's tolerance)."""
 
-    def verdict(self, label: str) -> LaunchVerdict:
+    def queue(self, label: str) -> Callable[[], LaunchVerdict]:
+        """Queue the check of `label`'s output as it is now; returns what reads the verdict."""
         k = self.gemm.dims[1]
         # tolerance.error_bound: factor K u |A| |B| + K floor
         bound = ErrorBound(self.factor * k * UNIT_ROUNDOFF, k * ABSOLUTE_FLOOR)
-        found = self.gemm.compare(label, bound)
-        d2, r2 = found.squared_error, found.squared_reference
-        relative = math.sqrt(d2 / r2) if math.isfinite(d2) and r2 > 0 else math.inf
+        found = self.gemm.queue_compare(label, bound)
         limit = PRECISION_FACTOR * math.sqrt(k) * UNIT_ROUNDOFF
-        return LaunchVerdict(found.wrong, relative, limit, found.inputs_changed)
+
+        def verdict() -> LaunchVerdict:
+            comparison = found()
+            d2, r2 = comparison.squared_error, comparison.squared_reference
+            relative = math.sqrt(d2 / r2) if math.isfinite(d2) and r2 > 0 else math.inf
+            return LaunchVerdict(comparison.wrong, relative, limit, comparison.inputs_changed)
+
+        return verdict
+
+    def verdict(self, label: str) -> LaunchVerdict:
+        return self.queue(label)()
+
+    def queue_problem(self, label: str) -> Callable[[], str | None]:
+        """Queue the check of `label`'s output; returns what reads what is wrong with it, in
+        words (None when it is right)."""
+        verdict = self.queue(label)
+        m, _, n = self.gemm.dims
+
+        def problem() -> str | None:
+            found = verdict()
+            return None if found.ok else describe(found, m * n)
+
+        return problem
 
     def problem(self, label: str) -> str | None:
         """What is wrong with `label`'s output, in words; None when it is right."""
-        verdict = self.verdict(label)
-        if verdict.ok:
-            return None
-        m, _, n = self.gemm.dims
-        return describe(verdict, m * n)
+        return self.queue_problem(label)()
 
 
 def describe(verdict: LaunchVerdict, elements: int) -> str:

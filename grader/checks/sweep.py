@@ -139,7 +139,7 @@ def time_sweep(
         (labels[0], labels[-1]),
         int(POISON_BITS),
     )
-    timing = interleaved(gemm, plan, dict.fromkeys(labels, check.problem))
+    timing = interleaved(gemm, plan, dict.fromkeys(labels, check.queue_problem))
     flops = 2.0 * shape.m * shape.k * shape.n
     medians = {v: timing.medians[f"{sweep.define}={v}"] * 1e3 for v in sweep.values}
     figures = {f"ms_{v}": round(ms, 4) for v, ms in medians.items()}

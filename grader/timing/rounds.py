@@ -1,7 +1,12 @@
 """The timing loop: blocks of launches of every kernel in turn (A B A B ...), so that drift in
 clocks or temperature falls on all alike, until the ratio of two of them is known well enough or
 the time cap is reached. Before every launch, outside the timed region: fresh inputs, the
-output poisoned, the L2 flushed; after it, the output verified, then poisoned again."""
+output poisoned, the L2 flush; after it, the output's check, then the poison again.
+
+All of it is queued on the device, and read back once per batch of blocks (the stopping rule
+needs no figure before): the host never waits between launches, so the device runs them back to
+back, and a busy host (other gradings' compiles, a loaded machine) neither slows the loop nor
+opens gaps inside a timed region."""
 
 from __future__ import annotations
 
@@ -19,8 +24,10 @@ from grader.timing.samples import (
     stats_of,
 )
 
-Verify = Callable[[str], str | None]
-"""Given a kernel's label after its launch: what is wrong with its output, or None."""
+Finding = Callable[[], str | None]
+"""Reads a queued check's finding (waiting for it): what is wrong with the output, or None."""
+Verify = Callable[[str], Finding]
+"""Given a kernel's label after its launch: queues the check of its output."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,16 @@ class Timing:
     """Launches of each kernel, warm-up included."""
 
 
+@dataclass(frozen=True)
+class _Queued:
+    """One launch queued on the device: what reads its time, and its check's finding."""
+
+    label: str
+    number: int
+    seconds: Callable[[], float]
+    finding: Finding | None
+
+
 @dataclass
 class _Loop:
     gemm: TimedGemm
@@ -80,8 +97,10 @@ class _Loop:
     samples: list[Block] = field(default_factory=list)
     launches: dict[str, int] = field(default_factory=dict)
     bad: list[BadLaunch] = field(default_factory=list)
+    queued: list[tuple[int, str, list[_Queued], int]] = field(default_factory=list)
+    """The blocks queued since the last read: (index, label, launches, how many are warm-ups)."""
 
-    def launch(self, label: str) -> float:
+    def launch(self, label: str) -> _Queued:
         gemm = self.gemm
         gemm.renew_inputs()
         gemm.poison_output(label, self.plan.poison_bits)
@@ -89,24 +108,32 @@ class _Loop:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            seconds = gemm.time_launch(label)
+            seconds = gemm.queue_launch(label)
         finally:
             if enabled:
                 gc.enable()
         number = self.launches.get(label, 0) + 1
         self.launches[label] = number
         check = self.verify.get(label)
-        problem = check(label) if check is not None else None
+        finding = check(label) if check is not None else None
         gemm.poison_output(label, self.plan.poison_bits)
-        if problem is not None:
-            self.bad.append(BadLaunch(label, number, problem))
-        return seconds
+        return _Queued(label, number, seconds, finding)
 
     def block(self, index: int, label: str) -> None:
-        if index == 0:
-            self.launch(label)  # warm-up: verified, not timed
-        times = [self.launch(label) for _ in range(self.plan.rounds)]
-        self.samples.append(Block(index, label, stats_of(times)))
+        warm_ups = 1 if index == 0 else 0  # verified, not timed
+        launches = [self.launch(label) for _ in range(warm_ups + self.plan.rounds)]
+        self.queued.append((index, label, launches, warm_ups))
+
+    def read(self) -> None:
+        """Wait for the queued blocks; record their times and what their checks found."""
+        for index, label, launches, warm_ups in self.queued:
+            for queued in launches:
+                problem = queued.finding() if queued.finding is not None else None
+                if problem is not None:
+                    self.bad.append(BadLaunch(label, queued.number, problem))
+            times = [queued.seconds() for queued in launches[warm_ups:]]
+            self.samples.append(Block(index, label, stats_of(times)))
+        self.queued.clear()
 
 
 def interleaved(gemm: TimedGemm, plan: TimingPlan, verify: Mapping[str, Verify]) -> Timing:
@@ -119,6 +146,7 @@ def interleaved(gemm: TimedGemm, plan: TimingPlan, verify: Mapping[str, Verify])
         for index in range(blocks, blocks + batch):
             for label in plan.labels:
                 loop.block(index, label)
+        loop.read()
         blocks += batch
         rse = relative_standard_error(block_ratios(loop.samples, plan.ratio))
         if rse <= plan.rse_target or time.monotonic() - start > plan.time_cap_s or loop.bad:

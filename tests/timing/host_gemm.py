@@ -71,13 +71,16 @@ class HostTimedGemm:
     def synchronize(self) -> None:
         pass
 
-    def time_launch(self, label: str) -> float:
+    def queue_launch(self, label: str) -> Callable[[], float]:
+        """Runs at once (the host has no queue): the reader returns what was measured."""
         start = time.perf_counter()
         self.kernels[label]()
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        return lambda: seconds
 
-    def compare(self, label: str, bound: ErrorBound) -> OutputComparison:
-        return compare_on_host((self.a, self.b), self.drawn, self.outputs[label], bound)
+    def queue_compare(self, label: str, bound: ErrorBound) -> Callable[[], OutputComparison]:
+        found = compare_on_host((self.a, self.b), self.drawn, self.outputs[label], bound)
+        return lambda: found
 
     def clock_reading(self) -> ClockReading:
         return _Clock()

@@ -7,6 +7,7 @@ timing stage; host_comparison.py is the same comparison in NumPy."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,19 +37,19 @@ class DeviceComparison:
         ]
         self._reference = cp.empty((m, n), dtype=cp.float64)
         self._magnitude = cp.empty((m, n), dtype=cp.float64)
-        self._counts = cp.zeros(2, dtype=cp.uint64)
-        self._sums = cp.zeros(2, dtype=cp.float64)
         self._cp = cp
 
-    def compare(
+    def queue(
         self, given: tuple[Any, Any], drawn: tuple[Any, Any], output: Any, bound: ErrorBound
-    ) -> OutputComparison:
-        """`output` against drawn[0] @ drawn[1]; `given` (the kernel's buffers) against `drawn`."""
+    ) -> Callable[[], OutputComparison]:
+        """Queue `output` against drawn[0] @ drawn[1], and `given` (the kernel's buffers)
+        against `drawn`; returns what reads the counts (waiting for them). Each comparison
+        counts into buffers of its own: many may be queued before any is read."""
         cp = self._cp
         a, abs_a, b, abs_b = self._wide
-        self._counts.fill(0)
-        self._sums.fill(0)
-        changed = self._counts[1:]
+        counts = cp.zeros(2, dtype=cp.uint64)
+        sums = cp.zeros(2, dtype=cp.float64)
+        changed = counts[1:]
         for kernels, copy, wide, magnitude in zip(
             given, drawn, (a, b), (abs_a, abs_b), strict=True
         ):
@@ -57,8 +58,18 @@ class DeviceComparison:
         cp.matmul(a, b, out=self._reference)
         cp.matmul(abs_a, abs_b, out=self._magnitude)
         comparing = (output, self._reference, self._magnitude, np.int64(output.size))
-        bounds = (np.float64(bound.scale), np.float64(bound.floor), self._counts, self._sums)
+        bounds = (np.float64(bound.scale), np.float64(bound.floor), counts, sums)
         self._compare((264,), (256,), (*comparing, *bounds))
-        bad, inputs_changed = (int(x) for x in self._counts.get())
-        d2, r2 = (float(x) for x in self._sums.get())
-        return OutputComparison(bad, inputs_changed, d2, r2)
+
+        def read() -> OutputComparison:
+            bad, inputs_changed = (int(x) for x in counts.get())
+            d2, r2 = (float(x) for x in sums.get())
+            return OutputComparison(bad, inputs_changed, d2, r2)
+
+        return read
+
+    def compare(
+        self, given: tuple[Any, Any], drawn: tuple[Any, Any], output: Any, bound: ErrorBound
+    ) -> OutputComparison:
+        """`output` against drawn[0] @ drawn[1]; `given` (the kernel's buffers) against `drawn`."""
+        return self.queue(given, drawn, output, bound)()

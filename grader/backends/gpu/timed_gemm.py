@@ -4,7 +4,8 @@ and a launch timed with a synchronizing clock."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ class GpuTimedGemm:
         self._outputs: dict[str, Any] = {}
         self._launches: dict[str, Callable[[], None]] = {}
         self._comparison: DeviceComparison | None = None
+        self._errors = (*cuda_errors(cp), cp.cuda.cublas.CUBLASError, cp.cuda.curand.CURANDError)
 
     def _draw(self, dims: tuple[int, int]) -> Any:
         return self._rng.uniform(-1.0, 1.0, dims, dtype=self._cp.float32)
@@ -71,52 +73,73 @@ class GpuTimedGemm:
 
     def add_library_gemm(self, label: str) -> None:
         """cuBLAS SGEMM through CuPy's matmul (TF32 is off unless CUPY_TF32 is set, which the
-        grader unsets), timed with CUDA events (time_launch says why)."""
+        grader unsets), timed with CUDA events (queue_launch says why)."""
         output, cp, a, b = self._output(label), self._cp, self._a, self._b
         self._launches[label] = lambda: cp.matmul(a, b, out=output)
 
     def renew_inputs(self) -> None:
-        self._drawn = (self._draw(self._a.shape), self._draw(self._b.shape))
-        self._a[...] = self._drawn[0]
-        self._b[...] = self._drawn[1]
+        with self._faults():
+            self._drawn = (self._draw(self._a.shape), self._draw(self._b.shape))
+            self._a[...] = self._drawn[0]
+            self._b[...] = self._drawn[1]
 
     def poison_output(self, label: str, bits: int) -> None:
-        self._outputs[label].view("uint32").fill(bits)
+        with self._faults():
+            self._outputs[label].view("uint32").fill(bits)
 
     def flush_l2(self) -> None:
         self._flushes += 1
-        self._flush.fill(self._flushes % 251)
+        with self._faults():
+            self._flush.fill(self._flushes % 251)
 
     def synchronize(self) -> None:
-        self._cp.cuda.runtime.deviceSynchronize()
+        with self._faults():
+            self._cp.cuda.runtime.deviceSynchronize()
 
-    def time_launch(self, label: str) -> float:
-        """A launch timed with CUDA events, the first queued behind the L2 flush without waiting
-        for it, so that the host's time to launch (and CuPy's in matmul) passes while the flush
-        runs, and the events hold the kernel alone. A clock on the host around a synchronized
-        launch also counts the host's wake-up after it, which on the H200 machine moved by some
-        20 us from one run to the next (the same kernels measured 1.142 or 1.167 ms, the
-        baseline 2.138 or 2.155 ms, while cuBLAS under events stayed at 0.344 ms): a speedup
-        spread of 0.5 % that had nothing to do with the kernels."""
-        try:
-            return self._event_seconds(self._launches[label])
-        except cuda_errors(self._cp) as exc:
-            raise KernelRuntimeError(short(exc)) from None
-
-    def _event_seconds(self, run: Callable[[], None]) -> float:
+    def queue_launch(self, label: str) -> Callable[[], float]:
+        """A launch timed with CUDA events around it alone. The host queues the events and the
+        launch behind the work before (the L2 flush, usually earlier launches and their
+        checks), so that its own time to launch (and CuPy's in matmul) passes while the device
+        is busy. A clock on the host around a synchronized launch also counted the host's
+        wake-up after it, which on the H200 machine moved by some 20 us from one run to the
+        next (the same kernels measured 1.142 or 1.167 ms, the baseline 2.138 or 2.155 ms,
+        while cuBLAS under events stayed at 0.344 ms): a speedup spread of 0.5 % that had
+        nothing to do with the kernels."""
         cuda = self._cp.cuda
         start, end = cuda.Event(), cuda.Event()
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        return float(cuda.get_elapsed_time(start, end)) / 1e3
+        with self._faults():
+            start.record()
+            self._launches[label]()
+            end.record()
 
-    def compare(self, label: str, bound: ErrorBound) -> OutputComparison:
+        def seconds() -> float:
+            with self._faults():
+                end.synchronize()
+                return float(cuda.get_elapsed_time(start, end)) / 1e3
+
+        return seconds
+
+    def queue_compare(self, label: str, bound: ErrorBound) -> Callable[[], OutputComparison]:
         if self._comparison is None:
             self._comparison = DeviceComparison(self._cp, self._dims, self._arch)
         given = (self._a, self._b)
-        return self._comparison.compare(given, self._drawn, self._outputs[label], bound)
+        with self._faults():
+            found = self._comparison.queue(given, self._drawn, self._outputs[label], bound)
+
+        def comparison() -> OutputComparison:
+            with self._faults():
+                return found()
+
+        return comparison
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """A kernel's fault (an illegal address, say) is reported by whichever call comes after
+        it: a later launch, cuBLAS, a read. Each is the kernel's failure."""
+        try:
+            yield
+        except self._errors as exc:
+            raise KernelRuntimeError(short(exc)) from None
 
     def clock_reading(self) -> ClockReading:
         return SmClock()
