@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from grader.backends.timed_gemm import ErrorBound, OutputComparison
 from grader.checks.correctness import POISON_BITS
 from grader.checks.launch_check import LaunchCheck
 from grader.timing.benchmark_json import write_benchmark_json
@@ -112,6 +114,36 @@ def test_a_kernel_the_plan_does_not_verify_is_timed_alongside() -> None:
     assert [block.label for block in timing.samples][:3] == ["baseline", "student", "cublas"]
     assert timing.bad == [] and timing.launches["cublas"] == 1 + 3 * timing.blocks
     assert timing.medians["cublas"] < timing.medians["baseline"]
+
+
+class _Journal(HostTimedGemm):
+    """Notes when launches are queued and when their times and checks are read."""
+
+    def __init__(self, gemm: HostTimedGemm) -> None:
+        super().__init__(gemm.a, gemm.b, drawing(1))
+        self.outputs, self.kernels = gemm.outputs, gemm.kernels
+        self.journal: list[str] = []
+
+    def queue_launch(self, label: str) -> Callable[[], float]:
+        self.journal.append("launch")
+        seconds = super().queue_launch(label)
+        return lambda: self.journal.append("read time") or seconds()
+
+    def queue_compare(self, label: str, bound: ErrorBound) -> Callable[[], OutputComparison]:
+        found = super().queue_compare(label, bound)
+        return lambda: self.journal.append("read check") or found()
+
+
+def test_the_loop_reads_nothing_back_until_a_batch_of_blocks_is_queued() -> None:
+    # on a GPU, a read waits for the device: none between launches, so that they run back to
+    # back and the host's own load opens no gap between them
+    gemm = _Journal(_gemm(fast_and_right))
+    timing = _time(gemm, min_blocks=4, rse_target=10.0)  # one batch of 4 blocks
+    assert timing.bad == [] and timing.blocks == 4
+    launches = 2 * (1 + 4 * 3)  # two kernels: a warm-up, then 4 blocks of 3
+    assert gemm.journal[:launches] == ["launch"] * launches
+    reads = gemm.journal[launches:]
+    assert reads.count("read check") == launches and reads.count("read time") == 2 * 4 * 3
 
 
 def test_the_loop_stops_once_the_ratio_is_known_to_its_target() -> None:
