@@ -128,22 +128,33 @@ def take(backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
 
 
 class _Pool:
-    """Idle serving children, by backend, environment (a batch lane's GPU) and command."""
+    """Idle serving children, by backend, environment (a batch lane's GPU) and command; with
+    `spares`, that many more kept started for each kind taken, so that a grading whose child
+    died (a kernel that lost its CUDA context goes on in a fresh child, check after check)
+    finds the next one started already."""
 
-    def __init__(self) -> None:
+    def __init__(self, spares: int = 0) -> None:
         self._idle: list[Spawned] = []
         self._lock = threading.Lock()
+        self._spares = spares
 
     def take(self, backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
+        key = (backend, env, list(command))
+        taken = None
         with self._lock:
             for spawned in self._idle:
-                if (spawned.backend, spawned.env, spawned.command) == (backend, env, list(command)):
+                if (spawned.backend, spawned.env, spawned.command) == key:
                     self._idle.remove(spawned)
                     if spawned.process.poll() is None:
-                        return spawned
-                    spawned.close()
+                        taken = spawned
+                    else:
+                        spawned.close()
                     break
-        return spawn(backend, env, command, serving=True)
+            idle = sum((s.backend, s.env, s.command) == key for s in self._idle)
+        taken = taken or spawn(backend, env, command, serving=True)
+        for _ in range(self._spares - idle):
+            self.put(spawn(backend, env, command, serving=True))
+        return taken
 
     def put(self, spawned: Spawned) -> None:
         with self._lock:
@@ -160,18 +171,29 @@ _pool: _Pool | None = None
 
 
 @contextmanager
-def serving() -> Iterator[None]:
+def serving(spares: int = 0) -> Iterator[None]:
     """Within the block, gradings reuse their children: a child that finished a job cleanly
     (grader.worker --serve) takes the next one of its backend and lane, keeping Python, CuPy and
-    its CUDA context; one that could not is replaced by a fresh one, started at once. Every
-    child is ended when the block ends."""
+    its CUDA context; one that could not is replaced by a fresh one, started at once. With
+    `spares`, that many children more of each kind taken are kept started. Every child is
+    ended when the block ends."""
     global _pool
-    _pool = _Pool()
+    _pool = _Pool(spares)
     try:
         yield
     finally:
         pool, _pool = _pool, None
         pool.close()
+
+
+def warm(backend: str, env: dict[str, str], count: int) -> None:
+    """Inside `serving()`: start `count` serving children of this backend and environment now
+    (the usual command), so that their start-up (Python, CuPy, a CUDA context: about a second
+    each, longer side by side) passes while the parent still reads the submissions."""
+    pool = _pool
+    if pool is not None:
+        for _ in range(count):
+            pool.put(spawn(backend, env, worker_command(), serving=True))
 
 
 def finished(spawned: Spawned, reusable: bool) -> None:

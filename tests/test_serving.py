@@ -136,6 +136,49 @@ def test_a_lost_context_ends_the_child_and_the_next_job_gets_a_fresh_one(
     assert _pid(after[0]) != _pid(lost[0])
 
 
+@pytest.fixture
+def spawned_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pid of every child started, in order."""
+    pids: list[int] = []
+    real_spawn = children.spawn
+
+    def noted(*args: Any, **kwargs: Any) -> children.Spawned:
+        child = real_spawn(*args, **kwargs)
+        pids.append(child.process.pid)
+        return child
+
+    monkeypatch.setattr(children, "spawn", noted)
+    return pids
+
+
+def test_with_a_spare_the_job_after_a_crash_takes_a_child_started_before_it(
+    server: list[str], spawned_pids: list[int]
+) -> None:
+    # in a batch, a kernel that loses its CUDA context goes on in a fresh child for each check
+    # after it: the next child must be started already, not started then
+    with serving(spares=1):
+        _grade("ok", server)
+        started_before = list(spawned_pids)
+        assert len(started_before) == 2  # the one at work, and a spare
+        crashed = _grade("crash", server)
+        after = _grade("ok", server)
+    assert "exited with code 134" in crashed[1]
+    assert _pid(after[0]) in started_before and _pid(after[0]) != _pid(crashed[0])
+    assert len(spawned_pids) == 3  # the crashed child's replacement, no more
+
+
+def test_warm_children_are_started_before_any_grading_takes_one(
+    server: list[str], spawned_pids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(children, "worker_command", lambda: server)
+    with serving():
+        children.warm("auto", {}, 2)
+        assert len(spawned_pids) == 2
+        first, second = _grade("ok", server), _grade("ok", server)
+    assert len(spawned_pids) == 2  # the gradings took warm children, none started for them
+    assert {_pid(first[0]), _pid(second[0])} <= set(spawned_pids)
+
+
 @pytest.mark.slow
 def test_a_hang_is_stopped_at_its_limit_and_the_batch_goes_on(server: list[str]) -> None:
     with serving():

@@ -5,16 +5,17 @@ stops the batch (--resume retries it); a store that cannot write (a full disk) d
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import nullcontext
+from contextlib import contextmanager
 from functools import partial
 
 from grader.batch.run_one import start_submission
 from grader.batch.secret import mixed_seed
 from grader.batch.store import ResultStore
 from grader.batch.student_folder import Submission
-from grader.children import serving
+from grader.children import serving, warm
 from grader.errors import GraderError
 from grader.grading import Deferred
 from grader.isolation import GradingStoppedError, allow_gradings, stop_gradings
@@ -35,6 +36,26 @@ def default_jobs(lanes: Sequence[dict[str, str]]) -> int:
     return max(1, min(cores, JOBS_PER_GPU * gpus)) if gpus else cores
 
 
+SPARE_CHILDREN = 2
+"""Serving children kept started beyond those at work, per lane: a kernel that loses its CUDA
+context loses its child, and its grading goes on in a fresh one for each check after it (on
+an H100, three such submissions of 80 took 8 to 11 s each, mostly waiting for children to
+start)."""
+
+
+@contextmanager
+def lane_children(lanes: Sequence[dict[str, str]], jobs: int, backend: str) -> Iterator[None]:
+    """On GPU lanes, serving children for the block (children.serving), each lane's started at
+    once: they start while the submissions are read. Elsewhere, nothing."""
+    if not any(LANE_ENV in lane for lane in lanes):
+        yield
+        return
+    with serving(SPARE_CHILDREN):
+        for lane in lanes:
+            warm(backend, lane, -(-jobs // len(lanes)))
+        yield
+
+
 def grade_all(
     todo: Sequence[tuple[Submission, str]],
     *,
@@ -48,16 +69,13 @@ def grade_all(
     console: BatchConsole,
 ) -> None:
     """Grade each (submission, digest) of `todo` and record its report in `store`. On GPU
-    lanes, grading children serve submission after submission (children.serving), keeping their
-    CUDA context, and each lane runs every grading's correctness checks first, then the timed
-    checks (which take the GPU alone), so that no timer waits for correctness runs to pass; on
-    the CPU every grading has fresh children and runs whole."""
+    lanes (inside `lane_children`), grading children serve submission after submission,
+    keeping their CUDA context, and each lane starts every grading's correctness checks first,
+    then the timed checks (which take the GPU alone, in turn with the correctness runs still
+    going), so that timers do not wait behind a queue of correctness runs; on the CPU every
+    grading has fresh children and runs whole."""
     on_lanes = any(LANE_ENV in lane for lane in lanes)
-    with (
-        console.progress(len(todo)) as advance,
-        serving() if on_lanes else nullcontext(),
-        ThreadPoolExecutor(jobs) as pool,
-    ):
+    with console.progress(len(todo)) as advance, ThreadPoolExecutor(jobs) as pool:
         run = _Run(pool, store, run_id, console)
         try:
             for i, (s, d) in enumerate(todo):
@@ -86,7 +104,9 @@ Work = tuple[Submission, str]
 
 class _Run:
     """The gradings of a batch in flight: on each lane, every grading's first part (all but its
-    timed checks), then the timed parts held back, once none of the lane's first parts is left."""
+    timed checks), then the timed parts held back until every first part of the lane has
+    started: the lane's lock lets each timer in between the correctness runs still going (a
+    grading whose kernel keeps losing its context, say), on a machine gone mostly quiet."""
 
     def __init__(
         self, pool: ThreadPoolExecutor, store: ResultStore, run_id: str, console: BatchConsole
@@ -94,15 +114,22 @@ class _Run:
         self.pool, self.store, self.run_id, self.console = pool, store, run_id, console
         self.pending: set[Future[Report | Deferred]] = set()
         self.work: dict[Future[Report | Deferred], tuple[Work, int]] = {}
-        self.timed: set[Future[Report | Deferred]] = set()
-        self.first_parts: dict[int, int] = {}
+        self.unstarted: dict[int, int] = {}
+        self.counting = threading.Lock()
         self.held: dict[int, list[tuple[Deferred, Work]]] = {}
 
     def add(self, work: Work, lane: int, call: Callable[[], Report | Deferred]) -> None:
         """Queue a grading's first part, noted as soon as it exists (an interrupt may come
         while it is queued)."""
-        self._submit(work, lane, call)
-        self.first_parts[lane] = self.first_parts.get(lane, 0) + 1
+
+        def first_part() -> Report | Deferred:
+            with self.counting:
+                self.unstarted[lane] -= 1
+            return call()
+
+        with self.counting:
+            self.unstarted[lane] = self.unstarted.get(lane, 0) + 1
+        self._submit(work, lane, first_part)
 
     def _submit(
         self, work: Work, lane: int, call: Callable[[], Report | Deferred]
@@ -121,11 +148,11 @@ class _Run:
             self.held.setdefault(lane, []).append((outcome, work))
         elif outcome is not None:
             self._record(work, outcome)
-        if future not in self.timed:
-            self.first_parts[lane] -= 1
-            if self.first_parts[lane] == 0:  # the lane's correctness runs are done: time
-                for deferred, waiting in self.held.pop(lane, []):
-                    self.timed.add(self._submit(waiting, lane, deferred.finish))
+        with self.counting:
+            all_started = self.unstarted[lane] == 0
+        if all_started:  # no correctness run of the lane is left to start: time
+            for deferred, waiting in self.held.pop(lane, []):
+                self._submit(waiting, lane, deferred.finish)
         return not isinstance(outcome, Deferred)
 
     def _outcome(self, future: Future[Report | Deferred], work: Work) -> Report | Deferred | None:

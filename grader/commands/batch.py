@@ -13,10 +13,11 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from grader.batch.discover import discover
-from grader.batch.grade_all import default_jobs, grade_all
+from grader.batch.grade_all import default_jobs, grade_all, lane_children
 from grader.batch.preflight import lane_envs
 from grader.batch.secret import load_or_create
 from grader.batch.selection import select_work, unknown_students
@@ -46,6 +47,7 @@ def run(
     # the folder's earlier runs, read once: their view and their current results
     store = ResultStore(database) if database.exists() else None
     created = not out.exists()
+    children = ExitStack()
     try:
         earlier = (store.view() or {}) if store else {}
         done = store.graded() if store else set()
@@ -57,6 +59,13 @@ def run(
         others = [e for e in course.exercises if e.id not in ids]
         # exercises graded into this folder before: a lone kernel is not this run's one's
         graded_too = [e for e in before if e not in ids]
+        # Native code from students runs only in the sandbox, which never shows it the other
+        # submissions, the results or the solutions. No usable backend: nothing is written yet.
+        hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
+        lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
+        jobs = jobs or default_jobs(lanes)
+        # on GPU lanes, the grading children start now, while the submissions are read
+        children.enter_context(lane_children(lanes, jobs, backend))
         found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
         for note in notes:
             console.note(note)
@@ -68,11 +77,6 @@ def run(
             if stems:
                 hint = f" (a student is named without the file's extension: {stems[0]})"
             raise GraderError(f"{submissions}: no submission from {', '.join(unknown)}{hint}")
-        # Native code from students runs only in the sandbox, which never shows it the other
-        # submissions, the results or the solutions. No usable backend: nothing is written yet.
-        hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
-        lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
-        jobs = jobs or default_jobs(lanes)
         store = store or ResultStore(database)
         # the run's exercises, recorded before it grades: a run killed before it records what
         # it found (its view) is resumed, without --exercise, with the same exercises
@@ -94,6 +98,7 @@ def run(
             work.todo, store=store, run_id=run_id, secret=secret, seed=seed, backend=backend,
             lanes=lanes, jobs=jobs, console=console,
         )  # fmt: skip
+        children.close()
         skipped = [note for note in notes if ": skipped: " in note or "; not read: " in note]
         view = BatchView(
             students=sorted(seen | set(kept.students)),
@@ -110,6 +115,7 @@ def run(
             shutil.rmtree(out, ignore_errors=True)
         raise
     finally:
+        children.close()
         if store is not None:
             store.close()
     for line in baselines:

@@ -1,6 +1,6 @@
-"""A batch on GPU lanes runs each lane's correctness parts first and its timed parts after them
-(grader/batch/grade_all.py's _Run), each lane on its own: no timer waits behind a correctness
-run, and one lane's slow correctness run never holds another lane's timing back."""
+"""A batch on GPU lanes starts each lane's correctness parts first and its timed parts once they
+have all started (grader/batch/grade_all.py's _Run), each lane on its own: no timer waits behind
+a queue of correctness runs, nor for the slowest of them to end (the lane's lock takes turns)."""
 
 from __future__ import annotations
 
@@ -47,31 +47,33 @@ class _Work:
         self.time_source = "files"
 
 
-def test_each_lane_times_only_after_its_own_correctness_parts() -> None:
+def test_a_lane_times_once_its_correctness_parts_have_all_started_not_ended() -> None:
     log: list[str] = []
     lane1_timed = threading.Event()
 
-    def first(name: str, lane: int, wait_for: threading.Event | None = None) -> Deferred:
-        if wait_for is not None:  # lane 0's last correctness run ends once lane 1 has timed
+    def first(name: str, wait_for: threading.Event | None = None) -> Deferred:
+        log.append(f"start {name}")
+        if wait_for is not None:  # lane 0's slow correctness run ends once lane 1 has timed
             log.append(f"waits {name}: {'timed' if wait_for.wait(10) else 'held back'}")
         log.append(f"first {name}")
-        return _Timed(name, log, lane1_timed if lane == 1 else None)
+        return _Timed(name, log, lane1_timed if name == "d" else None)
 
     store = _Store()
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(2) as pool:  # "a" holds one thread: b, c, d run one by one
         run = _Run(pool, store, "run", _Console())  # type: ignore[arg-type]
-        plan = [("a", 0, lane1_timed), ("b", 0, None), ("c", 1, None), ("d", 1, None)]
+        plan = [("a", 0, lane1_timed), ("b", 0, None), ("c", 0, None), ("d", 1, None)]
         for name, lane, waiting in plan:
             work: Any = (_Work(name), "digest")
-            run.add(work, lane, lambda n=name, at=lane, w=waiting: first(n, at, w))
+            run.add(work, lane, lambda n=name, w=waiting: first(n, w))
         ended = 0
         while run.pending:
             finished, run.pending = wait(run.pending, timeout=20, return_when=FIRST_COMPLETED)
             assert finished, f"stuck: {log}"
             ended += sum(run.took(f) for f in finished)
     assert ended == 4 and sorted(store.recorded) == ["a", "b", "c", "d"]
-    assert "waits a: timed" in log  # lane 1 timed while lane 0 still ran a correctness part
-    for lane_names in (("a", "b"), ("c", "d")):
-        firsts = [log.index(f"first {n}") for n in lane_names]
-        timed = [log.index(f"timed {n}") for n in lane_names]
-        assert max(firsts) < min(timed), log
+    assert "waits a: timed" in log, log  # neither lane waited for lane 0's slow run to end
+    assert log.index("timed b") < log.index("first a"), log
+    # a lane times only once none of its correctness parts is left to start
+    assert log.index("start c") < min(log.index("timed b"), log.index("timed c")), log
+    for name in "abcd":
+        assert log.index(f"first {name}") < log.index(f"timed {name}"), log
