@@ -37,6 +37,14 @@ def make_private(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
 
 
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a file of the cache whole or not at all: a reader never sees half of it."""
+    make_private(path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
 def limit_bytes() -> int:
     text = os.environ.get(LIMIT_ENV, "")
     megabytes = int(text) if text.isdigit() else DEFAULT_LIMIT_MB

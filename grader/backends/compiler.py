@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -163,12 +162,13 @@ def compile_kernel(
     built = nvrtc.compile_cubin(source.text, source.display_name, name, options)
     if isinstance(built, nvrtc.NvrtcErrors):
         failure = CompileFailure(_format_diagnostics(built.log, source))
-        _write_atomic(meta_path, json.dumps({"ok": False, "message": failure.message}).encode())
+        refused = {"ok": False, "message": failure.message}
+        program_cache.write_atomic(meta_path, json.dumps(refused).encode())
         return failure
     log, symbol, cubin = built.log, built.symbol, built.binary
     meta = {"ok": True, "symbol": symbol, "log": log}
-    _write_atomic(cubin_path, cubin)
-    _write_atomic(meta_path, json.dumps(meta).encode())
+    program_cache.write_atomic(cubin_path, cubin)
+    program_cache.write_atomic(meta_path, json.dumps(meta).encode())
     program_cache.evict()
     return _compiled(cubin_path, meta, name)
 
@@ -183,10 +183,3 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
         shared_bytes=_int_or_none(_SMEM, log) or 0,
         spill_bytes=_int_or_none(_SPILLS, log),
     )
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    program_cache.make_private(path.parent)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)

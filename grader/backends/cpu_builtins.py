@@ -5,11 +5,15 @@ say, while building, that the name is not declared."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 import re
 
 from grader.backends.cpu_unit import HEADER, INTRINSICS
 from grader.lexing import blank_comments_and_literals
+from grader.program_cache import cache_dir, write_atomic
 
 _CALLED = re.compile(r"(?<![\w.>:])(__[a-z]\w*|atomic\w+|[a-z]\w*)\s*\(")
 """A call of a name not reached through an object or a namespace (`x.norm(`, `std::norm(`)."""
@@ -37,11 +41,20 @@ _CUDA_MATH_GPP_LACKS = frozenset(
 @functools.cache
 def _provided() -> frozenset[str]:
     """Every `__name` and `atomicName` the runtime's headers mention (what they define, and the
-    few g++ names they use), with the names their macros paste together (`__fadd_##suffix`)."""
-    text = blank_comments_and_literals(HEADER.read_text() + INTRINSICS.read_text())
+    few g++ names they use), with the names their macros paste together (`__fadd_##suffix`).
+    Kept in the build cache under a hash of the headers: finding them takes a quarter of a
+    second, which every grading process paid, a GPU one too (its compile check notes whether
+    the CPU backend would refuse the kernel)."""
+    headers = HEADER.read_bytes() + INTRINSICS.read_bytes()
+    kept = cache_dir() / f"cpu-builtins-{hashlib.sha256(headers).hexdigest()[:32]}.json"
+    with contextlib.suppress(OSError, ValueError):
+        return frozenset(json.loads(kept.read_text()))
+    text = blank_comments_and_literals(headers.decode())
     names = set(re.findall(r"\b(__[a-z]\w*|atomic\w+)", text))
     for stem in re.findall(r"\b(__\w+?)_##suffix\b", text):
         names |= {f"{stem}_{mode}" for mode in ("rz", "ru", "rd")}
+    with contextlib.suppress(OSError):
+        write_atomic(kept, json.dumps(sorted(names)).encode())
     return frozenset(names)
 
 

@@ -4,8 +4,12 @@ function, beside one elsewhere), and where it must not."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from grader.backends import cpu_builtins
 from grader.backends.cpu_builtins import missing_builtin
 from grader.backends.cpu_unsupported import shared_in_inline_and_elsewhere, shared_in_template
 
@@ -95,3 +99,20 @@ def test_a_cuda_built_in_the_runtime_lacks_is_found(code: str, name: str) -> Non
 )
 def test_what_the_runtime_or_the_file_itself_provides_is_not_found(code: str) -> None:
     assert missing_builtin(code) is None
+
+
+def test_the_runtimes_names_kept_in_the_cache_are_the_ones_its_headers_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path))
+    cpu_builtins._provided.cache_clear()
+    scanned = cpu_builtins._provided()
+    (kept,) = tmp_path.glob("cpu-builtins-*.json")
+    assert "__syncthreads" in scanned and "atomicAdd" in scanned
+    cpu_builtins._provided.cache_clear()
+    assert cpu_builtins._provided() == scanned  # read back
+    kept.write_text("{not json")  # a damaged entry is scanned again, and written anew
+    cpu_builtins._provided.cache_clear()
+    assert cpu_builtins._provided() == scanned
+    assert json.loads(kept.read_text()) == sorted(scanned)
+    cpu_builtins._provided.cache_clear()
