@@ -131,7 +131,8 @@ class _Pool:
     """Idle serving children, by backend, environment (a batch lane's GPU) and command; with
     `spares`, that many more kept started for each kind taken, so that a grading whose child
     died (a kernel that lost its CUDA context goes on in a fresh child, check after check)
-    finds the next one started already."""
+    finds the next one started already. The child back from a job last is taken first; fresh
+    ones after every other, the one started longest ago first."""
 
     def __init__(self, spares: int = 0) -> None:
         self._idle: list[Spawned] = []
@@ -142,7 +143,7 @@ class _Pool:
         key = (backend, env, list(command))
         taken = None
         with self._lock:
-            for spawned in self._idle:
+            for spawned in reversed(self._idle):  # the last one back first: its caches are warm
                 if (spawned.backend, spawned.env, spawned.command) == key:
                     self._idle.remove(spawned)
                     if spawned.process.poll() is None:
@@ -153,12 +154,17 @@ class _Pool:
             idle = sum((s.backend, s.env, s.command) == key for s in self._idle)
         taken = taken or spawn(backend, env, command, serving=True)
         for _ in range(self._spares - idle):
-            self.put(spawn(backend, env, command, serving=True))
+            self.put(spawn(backend, env, command, serving=True), fresh=True)
         return taken
 
-    def put(self, spawned: Spawned) -> None:
+    def put(self, spawned: Spawned, *, fresh: bool = False) -> None:
+        """An idle child: one back from a job is taken next; a `fresh` one (just started, maybe
+        still starting) after every other, so that the spares started longest ago go first."""
         with self._lock:
-            self._idle.append(spawned)
+            if fresh:
+                self._idle.insert(0, spawned)
+            else:
+                self._idle.append(spawned)
 
     def close(self) -> None:
         with self._lock:
@@ -193,7 +199,7 @@ def warm(backend: str, env: dict[str, str], count: int) -> None:
     pool = _pool
     if pool is not None:
         for _ in range(count):
-            pool.put(spawn(backend, env, worker_command(), serving=True))
+            pool.put(spawn(backend, env, worker_command(), serving=True), fresh=True)
 
 
 def finished(spawned: Spawned, reusable: bool) -> None:
@@ -210,7 +216,7 @@ def finished(spawned: Spawned, reusable: bool) -> None:
         return
     spawned.close()
     if spawned.serving and pool is not None:
-        pool.put(spawn(spawned.backend, spawned.env, spawned.command, serving=True))
+        pool.put(spawn(spawned.backend, spawned.env, spawned.command, serving=True), fresh=True)
 
 
 def _empty(directory: Path) -> None:

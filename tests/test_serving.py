@@ -167,6 +167,17 @@ def test_with_a_spare_the_job_after_a_crash_takes_a_child_started_before_it(
     assert len(spawned_pids) == 3  # the crashed child's replacement, no more
 
 
+def test_spares_wait_while_the_child_back_from_a_job_takes_the_next(
+    server: list[str], spawned_pids: list[int]
+) -> None:
+    # the child that just served has CuPy's caches and handles warm: the spares stay for
+    # children that die
+    with serving(spares=2):
+        lines = [_grade("ok", server)[0] for _ in range(3)]
+    assert len(spawned_pids) == 3
+    assert {_pid(line) for line in lines} == {spawned_pids[0]}
+
+
 def test_warm_children_are_started_before_any_grading_takes_one(
     server: list[str], spawned_pids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
