@@ -128,6 +128,13 @@ def _reports(database: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return {(student, exercise): json.loads(text) for student, exercise, text in rows}
 
 
+def _gpu() -> str:
+    """The GPU's name, as the driver gives it."""
+    query = ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "--id=0"]
+    done = subprocess.run(query, capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "an unknown GPU"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--students", type=int, default=100)
@@ -186,7 +193,7 @@ def main() -> int:
     met = "met" if per_minute >= TARGET_PER_MINUTE else "NOT met"
     lines = [
         f"grader batch --gpus 0 --jobs {args.jobs}: {args.students} students x 2 exercises "
-        f"(ex1, ex4 timed), {time.strftime('%Y-%m-%d')}",
+        f"(ex1, ex4 timed), {time.strftime('%Y-%m-%d')}, on {_gpu()}",
         f"kinds: {dict(Counter(kinds.values()))}; layouts: folder, zip, notebook in turn",
         f"gradings: {gradings} in {wall:.1f} s = {per_minute:.1f} submission-exercises per minute "
         f"(target >= {TARGET_PER_MINUTE:.0f}: {met})",

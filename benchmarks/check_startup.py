@@ -60,9 +60,18 @@ def _timed(command: list[str]) -> tuple[float, int]:
     return time.perf_counter() - start, done.returncode
 
 
+def _gpu() -> str:
+    """The GPU's name, as the driver gives it."""
+    query = ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "--id=0"]
+    done = subprocess.run(query, capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "an unknown GPU"
+
+
 def main() -> int:
     _timed(CHECK)  # the build cache and the OS's file cache warm
-    lines = [f"grader check ex4 start-up, {time.strftime('%Y-%m-%d')} (best of 3, warm)"]
+    lines = [
+        f"grader check ex4 start-up, {time.strftime('%Y-%m-%d')} (best of 3, warm), on {_gpu()}"
+    ]
     for label, command in ROWS:
         runs = [_timed(command) for _ in range(3)]
         best = min(seconds for seconds, _ in runs)
