@@ -208,10 +208,10 @@ def test_a_section_conflict_of_shared_variables_says_what_to_do() -> None:
 
 
 @pytest.mark.parametrize("prefix", ["", "inline ", "__forceinline__ "])
-def test_an_inline_kernel_is_built_and_graded(prefix: str) -> None:
+def test_an_inline_kernel_is_built_and_graded(prefix: str, small_course: Path) -> None:
     # nothing in C++ calls the kernel (the harness names NVRTC's symbol), so g++ must be told to
     # emit it even where it is inline
-    exercise = load_course(ROOT).find("ex1")
+    exercise = load_course(small_course).find("ex1")
     source = KernelSource(f"{prefix}{SIGNATURE}\n{BODY}", "kernel.cu")
     report = grade(exercise, source, seed=1, backend="cpu", selection="correctness")
     correctness = [c for c in report.checks if c.name.startswith("correctness")]
