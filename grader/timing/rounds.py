@@ -5,8 +5,8 @@ output poisoned, the L2 flush; after it, the output's check, then the poison aga
 
 All of it is queued on the device, and read back once per batch of blocks (the stopping rule
 needs no figure before): the host never waits between launches, so the device runs them back to
-back, and a busy host (other gradings' compiles, a loaded machine) neither slows the loop nor
-opens gaps inside a timed region."""
+back, and the host's own delays (other gradings' work beside it, a loaded machine) pass while the
+device is busy with the launches queued before, not between them."""
 
 from __future__ import annotations
 
@@ -83,7 +83,6 @@ class Timing:
 class _Queued:
     """One launch queued on the device: what reads its time, and its check's finding."""
 
-    label: str
     number: int
     seconds: Callable[[], float]
     finding: Finding | None
@@ -117,7 +116,7 @@ class _Loop:
         check = self.verify.get(label)
         finding = check(label) if check is not None else None
         gemm.poison_output(label, self.plan.poison_bits)
-        return _Queued(label, number, seconds, finding)
+        return _Queued(number, seconds, finding)
 
     def block(self, index: int, label: str) -> None:
         warm_ups = 1 if index == 0 else 0  # verified, not timed
