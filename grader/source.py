@@ -29,6 +29,14 @@ _DIFFERING_NAMES = re.compile(
     r"__(?:cpp_\w+|has_\w+|COUNTER__|FILE_NAME__|TIMESTAMP__|STDC_UTF_\w+|STDCPP_\w+|EDG\w*"
     r"|NVCC\w*|PRAGMA_\w+|CUDACC_VER_\w+)"
 )
+_RESERVED = re.compile(r"_[A-Z]\w*|__[A-Z]\w*")
+"""Names reserved to the compilers: their headers' macros (NVRTC's `_NV_PASTE5`, say) paste
+tokens, and could spell `__has_include` from a kernel's pieces."""
+_RESERVED_ALLOWED = frozenset(
+    {"_Pragma", "__CUDA_ARCH__", "__CUDACC__", "__CUDACC_RTC__", "__GNUC__", "__LINE__", "__FILE__"}
+)
+_ODD_SEPARATOR = re.compile(r"(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
+"""A `'` in a number other than a digit separator between two (hex) digits."""
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 """Control characters other than the blanks C++ allows (tab, newline, vertical tab, form feed)."""
 _GLOBAL = re.compile(r"\b__global__\b")
@@ -88,7 +96,8 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
     after_hash: Token | None = None
     recent: tuple[str, str, str] = ("", "", "")
     scanned = list(tokens(source.text))
-    for token in scanned:
+    for index, token in enumerate(scanned):
+        following = scanned[index + 1 : index + 4]
         if after_hash is not None:
             if token.kind == "identifier" and token.text in _REFUSED_DIRECTIVES:
                 refusals.append(Refusal(after_hash.line, _directive_message(token.text)))
@@ -100,9 +109,14 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         if recent[:2] == ("pragma", "GCC") and token.text not in ("unroll", "ivdep"):
             # g++ acts on these: `dependency` opens the named file (is it on the grader?)
             refusals.append(Refusal(token.line, f"#pragma GCC {token.text} is not allowed"))
-        elif recent[:2] == ("_Pragma", "(") and (token.kind != "string" or "GCC" in token.text):
+        if token.text == "_Pragma" and not _plain_pragma(following):
             # g++ expands macros in _Pragma's operand and reads the string it makes as a pragma
+            # (`GCC dependency` opens a file): only `_Pragma("...")`, whole on its line
             refusals.append(Refusal(token.line, _PRAGMA_MESSAGE))
+        if token.kind == "number" and _separator_differs(source.text, token, following):
+            refusals.append(Refusal(token.line, _SEPARATOR_MESSAGE))
+        if token.text == "##":
+            refusals.append(Refusal(token.line, _PASTE_MESSAGE))
         if token.kind in ("identifier", "number", "punct") and (
             "$" in token.text or not token.text.isascii()
         ):
@@ -130,6 +144,12 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                     "on the CPU backend) define it differently",
                 )
             )
+        elif (
+            token.kind == "identifier"
+            and _RESERVED.fullmatch(token.text)
+            and token.text not in _RESERVED_ALLOWED
+        ):
+            refusals.append(Refusal(token.line, _reserved_message(token.text)))
         elif token.kind == "raw_string":
             refusals.append(
                 Refusal(
@@ -138,47 +158,53 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                     "use an ordinary string",
                 )
             )
-    refusals += [Refusal(line, _PASTE_MESSAGE) for line in _pasting_in_conditions(scanned)]
     return refusals
 
 
-def _pasting_in_conditions(scanned: list[Token]) -> list[int]:
-    """Lines of #if/#elif that use a macro pasting tokens (`##`), directly or through other
-    macros: pasting could spell __has_include there, which no scan of the tokens sees."""
-    lines: list[list[Token]] = [[]]
-    for token in scanned:
-        if token.kind == "newline":
-            lines.append([])
-        else:
-            lines[-1].append(token)
-    # a directive is looked for wherever a # stands in a line: NVRTC takes `*/#if` after a
-    # comment that began on an earlier line as a directive, where this scan sees one line
-    directives = [
-        (line[i + 1].text, line[i + 2 :], line[i].line)
-        for line in lines
-        for i in range(len(line) - 1)
-        if line[i].text == "#"
-    ]
-    bodies: dict[str, set[str]] = {}
-    for name, rest, _ in directives:
-        if name == "define" and rest:
-            names = {t.text for t in rest[1:] if t.kind == "identifier" or t.text == "##"}
-            bodies.setdefault(rest[0].text, set()).update(names)
-    pasting = {name for name, body in bodies.items() if "##" in body}
-    grown = True
-    while grown:
-        more = {name for name, body in bodies.items() if body & pasting} - pasting
-        pasting |= more
-        grown = bool(more)
-    return [
-        line
-        for name, rest, line in directives
-        if name in ("if", "elif") and any(t.text in pasting or t.text == "##" for t in rest)
-    ]
+def _plain_pragma(following: list[Token]) -> bool:
+    """Whether the tokens after `_Pragma` are `(`, one string literal naming no GCC pragma,
+    `)`, on the same line."""
+    texts = [t.text for t in following]
+    return (
+        len(following) == 3
+        and texts[0] == "("
+        and following[1].kind == "string"
+        and "GCC" not in texts[1]
+        and texts[2] == ")"
+    )
+
+
+def _separator_differs(text: str, number: Token, following: list[Token]) -> bool:
+    """Whether a `'` in or right after this number is other than a digit separator between two
+    digits: NVRTC ends a number after `1'` whatever follows, g++ swallows a run of quotes, and each
+    then reads a quote, a comment, a directive where the other does not (`1'#'/*` NEWLINE
+    `#include` made NVRTC read the file)."""
+    if _ODD_SEPARATOR.search(number.text):
+        return True
+    after = following[0] if following else None
+    return (
+        after is not None
+        and after.text.startswith("'")
+        and text[number.end : after.start].replace("\\\n", "") == ""
+    )
+
+
+def _reserved_message(name: str) -> str:
+    return (
+        f"{name} is not allowed: names that start with an underscore and a capital letter, or "
+        "two underscores and a capital, belong to the compilers (their macros are not part of "
+        "the exercise)"
+    )
 
 
 _LINE_MESSAGE = '#line (and line markers like `# 1 "file"`) are not allowed in a kernel'
-_PASTE_MESSAGE = "a macro that pastes tokens (##) is not allowed in #if or #elif"
+_PASTE_MESSAGE = (
+    "token pasting (##) is not allowed in a kernel: a pasted name escapes the grader's checks"
+)
+_SEPARATOR_MESSAGE = (
+    "a ' in a number is allowed only as a digit separator between two digits (1'000): the "
+    "compilers read other uses differently"
+)
 _NON_ASCII_MESSAGE = (
     "`$` and non-ASCII characters are allowed only in comments and strings: the compilers read "
     "them differently"

@@ -60,6 +60,22 @@ def _src(text: str) -> KernelSource:
         '#define P "GCC dependency \\"/etc/passwd\\""\n_Pragma(P)\n',
         'int y; /*\n*/#define P(x) __has_##x\n#if P(include)("/etc/passwd")\n#endif\n',
         '#define P(x) __has_##x\nint y; /*\n*/#if P(include)("/etc/passwd")\n#endif\n',
+        # the fifteenth session's red-team: a quote right after a number (NVRTC ends the number
+        # there and read the include, quoting the file's macros in its errors; g++ swallows a
+        # run of quotes); pasting outside #if, and NVRTC's own pasting macros, spell
+        # __has_include anywhere; _Pragma not followed by ( and a string on its line
+        "int x = 1'#'/*';\n#include \"/etc/passwd\"\n// */\n",
+        "#pragma unroll 1'#'/*'\n#include \"/etc/passwd\"\n// */\n",
+        "#if 0\n1" + "'" * 3 + 'a\'/*\n#endif\n#include "/etc/passwd"\n#if 0\n*/\n#endif\n',
+        "1e" + "'" * 3 + 'a\'/*\n#include "/etc/passwd"\n*/\n',
+        "int z = .5" + "'" * 3 + '_\'/*\n#include "/etc/passwd"\n*/\n',
+        '#define P(x) __has_##x\nconstexpr int E = P(include)("/etc/passwd");\n',
+        '#if _NV_PASTE5(_,_has,_include,,)("/etc/passwd")\n#endif\n',
+        "constexpr int E = __CUDART_API_PTDS(x);\n",
+        '#define P _Pragma\nP("GCC dependency \\"/etc/passwd\\"")\n',
+        '_Pragma\n("GCC dependency \\"/etc/passwd\\"")\n',
+        '#define E\n_Pragma E ("GCC dependency \\"/etc/passwd\\"")\n',
+        '#define ID(x) x\nID(_Pragma)("GCC dependency \\"/etc/passwd\\"")\n',
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
@@ -144,11 +160,12 @@ def test_read_source_refuses_what_is_not_a_regular_file_without_reading_it(
 @pytest.mark.parametrize(
     "text",
     [
-        "#define GLUE(a, b) a##b\n#if 1\n#endif\nint GLUE(x, y);\n",
-        '#define UNROLL _Pragma("unroll")\n#pragma GCC unroll 4\n',
+        "int x = 1'000'000; unsigned y = 0xFF'FF; float z = 1.5e+3f; char c = 'a';\n",
+        '#define UNROLL _Pragma("unroll")\n#pragma GCC unroll 4\n_Pragma("unroll 4")\n',
+        "#if defined(__CUDA_ARCH__) || __CUDACC_RTC__\n#endif\nint n = __LINE__;\n",
         '// 2\u00d72 tiles \u2014 \u00e9t\u00e9\nconst char *s = "\u00b2";\n',
     ],
-    ids=["pasting-outside-if", "unroll-pragmas", "non-ascii-in-comments-and-strings"],
+    ids=["digit-separators", "unroll-pragmas", "cuda-macros", "non-ascii-in-comments-and-strings"],
 )
 def test_what_a_kernel_may_use_is_not_refused(text: str) -> None:
     assert find_refusals(_src(text)) == []

@@ -154,8 +154,11 @@ def unsupported_constructs(source: KernelSource) -> list[str]:
     if where is not None:
         line = code.count("\n", 0, where) + 1
         found.append(f"{source.display_name}:{line}: {what}")
-    for attribute in _ATTRIBUTE.finditer(code):
-        problem = _attribute_problem(code, attribute)
+    # the digraphs `<:` and `:>` are `[` and `]`: `<:<:gnu::section(...):>:>` is an attribute
+    # (one that made g++ assemble an `.incbin` of a host file), length and lines kept
+    brackets = code.replace("<:", "[ ").replace(":>", "] ")
+    for attribute in _ATTRIBUTE.finditer(brackets):
+        problem = _attribute_problem(brackets, attribute)
         if problem:
             line = code.count("\n", 0, attribute.start()) + 1
             found.append(

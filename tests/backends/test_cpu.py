@@ -419,7 +419,9 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 }}
 """
     report = grade(small_ex1, KernelSource(probe, "kernel.cu"), seed=1, backend="cpu")
-    assert report.checks[1].status == "failed"  # the file as NVRTC sees it: an empty kernel
+    # token pasting is now refused before any compiler (grader/source.py): the scan of the
+    # preprocessed file stays behind it, and the build's sandbox behind that
+    assert report.checks[0].status == "failed" and "token pasting" in report.checks[0].message
     assert all("MARKER" not in check.message for check in report.checks)
 
 
@@ -431,11 +433,18 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 }
 """
     report = grade(small_ex1, KernelSource(pasted, "kernel.cu"), seed=1, backend="cpu")
+    assert report.checks[0].status == "failed"  # pasting is refused before any compiler
+    assert report.checks[0].message == (
+        "kernel.cu:2: token pasting (##) is not allowed in a kernel: a pasted name escapes the "
+        "grader's checks"
+    ), report.checks[0].message
+    aliased = pasted.replace("#define GLUE(a, b) a##b", "#define ASM asm").replace(
+        "GLUE(as, m)", "ASM"
+    )
+    report = grade(small_ex1, KernelSource(aliased, "kernel.cu"), seed=1, backend="cpu")
     assert report.checks[0].status == "passed"  # NVRTC compiles it
     assert report.checks[1].needs_a_gpu
-    assert report.checks[1].message.endswith(
-        "inline PTX (asm) is not supported by the CPU backend (through a macro)"
-    ), report.checks[1].message
+    assert "inline PTX (asm) is not supported by the CPU backend" in report.checks[1].message
 
 
 def test_a_kernel_that_fills_memory_is_stopped_with_a_message(

@@ -156,6 +156,9 @@ def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
         ("__attribute__ ( ( destructor ) )", "destructor"),
         ("[[gnu::constructor]]", "constructor"),
         ('__attribute__((section(".init_array")))', "section"),
+        # the third red-team round: digraphs for [[ ]]; g++ assembled the section's .incbin
+        ("<:<:gnu::constructor:>:>", "constructor"),
+        ('<:<:gnu::section(".data\\n.incbin \\"/etc/hostname\\"\\n#"), gnu::used:>:>', "section"),
     ],
 )
 def test_an_attribute_g_plus_plus_would_act_on_is_refused_at_its_line(

@@ -12,10 +12,10 @@ from grader.source import KernelSource, read_source
 from tests.conftest import ROOT
 
 HEAP = """
-#define GLUE(a, b) a##b
 extern "C" __global__ void k(const float *A, const float *B, float *C, int M, int K, int N)
 {
-    float *kept = (float *)GLUE(mal, loc)(64);  // the name never appears as one token
+    void *(*allocate)(size_t) = malloc;  // called through a pointer: no call of malloc to see
+    float *kept = (float *)allocate(64);
     kept[0] = A[0];
     C[0] = kept[0];
 }
@@ -36,7 +36,7 @@ def _cubin(source: KernelSource, name: str, defines: dict[str, int]) -> bytes:
     return compiled.cubin_path.read_bytes()
 
 
-@pytest.mark.parametrize("text", [HEAP, NEW], ids=["malloc by token pasting", "new"])
+@pytest.mark.parametrize("text", [HEAP, NEW], ids=["malloc through a pointer", "new"])
 def test_a_kernel_using_the_device_heap_is_recognised(text: str) -> None:
     assert uses_device_heap(_cubin(KernelSource(text, "kernel.cu"), "k", {}))
 

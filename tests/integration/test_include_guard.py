@@ -30,6 +30,8 @@ NOISE = [
     # found by red-team rounds: a non-ASCII or `$` character beside a number, a quote or a
     # raw string's prefix; a directive after a comment that spans lines
     "\u00b2", "\u00e9", "$", "\u00a0", "'a/*'", "*/*/\n*/",
+    # the third round: a quote right after a number, runs of quotes
+    "1'#'", "1'", "''", "1e'", "'a'",
 ]  # fmt: skip
 DIRECTIVES = st.tuples(
     st.lists(st.sampled_from(NOISE), max_size=5),
@@ -85,6 +87,9 @@ def _source(parts: tuple[list[str], str, list[str], str, list[str]], target: Pat
         "*/*/\n*/#include TARGET\n",
         # found by a red-team: both compilers end a number at a non-ASCII character
         "\u00b2'a/*'\n#include TARGET\n*/\n",
+        # found by the third: NVRTC ends a number right after its quote, g++ swallows a run
+        "int x = 1'#'/*';\n#include TARGET\n// */\n",
+        "1e" + "'" * 3 + "a'/*\n#include TARGET\n*/\n",
     ],
 )
 def test_known_tricks_never_reach_a_compiler(text: str, target: Path, tmp_path: Path) -> None:
