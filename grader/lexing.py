@@ -184,7 +184,10 @@ def _identifier(s: str, i: int) -> tuple[int, str]:
     while i < n:
         ucn = _UCN.match(s, i)
         if ucn:
-            parts.append(chr(int(ucn.group(1)[1:], 16)))
+            code = int(ucn.group(1)[1:], 16)
+            # past the last character (\UFFFFFFFF): no letter; the replacement character is
+            # non-ASCII, which find_refusals refuses in a name
+            parts.append(chr(code) if code <= 0x10FFFF else "\ufffd")
             i = ucn.end()
         elif _IDENTIFIER_CHAR.match(s[i]):
             parts.append(s[i])

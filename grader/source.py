@@ -34,6 +34,7 @@ _RESERVED = re.compile(r"_[A-Z]\w*|__[A-Z]\w*")
 tokens, and could spell `__has_include` from a kernel's pieces."""
 _RESERVED_ALLOWED = frozenset(
     {"_Pragma", "__CUDA_ARCH__", "__CUDACC__", "__CUDACC_RTC__", "__GNUC__", "__LINE__", "__FILE__"}
+    | {"__VA_ARGS__"}
 )
 _ODD_SEPARATOR = re.compile(r"(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
 """A `'` in a number other than a digit separator between two (hex) digits."""
@@ -170,6 +171,8 @@ def _plain_pragma(following: list[Token]) -> bool:
         and texts[0] == "("
         and following[1].kind == "string"
         and "GCC" not in texts[1]
+        # g++ reads `G\u0043C` as GCC: no escape but \" and \\ in the pragma
+        and not re.search(r'\\[^"\\]', texts[1].replace("\\\\", ""))
         and texts[2] == ")"
     )
 

@@ -76,6 +76,10 @@ def _src(text: str) -> KernelSource:
         '_Pragma\n("GCC dependency \\"/etc/passwd\\"")\n',
         '#define E\n_Pragma E ("GCC dependency \\"/etc/passwd\\"")\n',
         '#define ID(x) x\nID(_Pragma)("GCC dependency \\"/etc/passwd\\"")\n',
+        # its fourth: a UCN spells GCC for g++; UCNs past the last character (no crash)
+        '_Pragma("G\\u0043C dependency \\"/etc/passwd\\"")\n',
+        "int b\\UFFFFFFFF;\n",
+        "int c\\U00110000;\n",
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:
@@ -163,9 +167,16 @@ def test_read_source_refuses_what_is_not_a_regular_file_without_reading_it(
         "int x = 1'000'000; unsigned y = 0xFF'FF; float z = 1.5e+3f; char c = 'a';\n",
         '#define UNROLL _Pragma("unroll")\n#pragma GCC unroll 4\n_Pragma("unroll 4")\n',
         "#if defined(__CUDA_ARCH__) || __CUDACC_RTC__\n#endif\nint n = __LINE__;\n",
+        "#define CHECK(...) if (!(__VA_ARGS__)) return\n",
         '// 2\u00d72 tiles \u2014 \u00e9t\u00e9\nconst char *s = "\u00b2";\n',
     ],
-    ids=["digit-separators", "unroll-pragmas", "cuda-macros", "non-ascii-in-comments-and-strings"],
+    ids=[
+        "digit-separators",
+        "unroll-pragmas",
+        "cuda-macros",
+        "variadic-macro",
+        "non-ascii-in-comments-and-strings",
+    ],
 )
 def test_what_a_kernel_may_use_is_not_refused(text: str) -> None:
     assert find_refusals(_src(text)) == []

@@ -48,12 +48,12 @@ _ATTRIBUTE_NAME = re.compile(r"(?:^|,)\s*(?:\w+\s*::\s*)?(\w+)")
 
 def _attribute_body(code: str, match: re.Match[str]) -> str | None:
     """The text between the attribute list's brackets, None where it does not close."""
-    if match.group().startswith("["):
-        end = re.compile(r"\]\s*\]").search(code, match.end())
-        return code[match.end() : end.start()] if end else None
+    # brackets and parentheses are counted: the first `]]` may close a subscript inside the
+    # list (`gnu::aligned(a[b[0]]), gnu::section(...)` hid the section from a search for `]]`)
+    opening, closing = ("[(", "])") if match.group().startswith("[") else ("(", ")")
     depth = 2
     for index in range(match.end(), len(code)):
-        depth += {"(": 1, ")": -1}.get(code[index], 0)
+        depth += 1 if code[index] in opening else -1 if code[index] in closing else 0
         if depth == 1:
             return code[match.end() : index]
     return None

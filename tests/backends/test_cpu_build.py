@@ -158,6 +158,7 @@ def test_a_second_check_of_the_same_file_reuses_the_build_and_says_so(
         ('__attribute__((section(".init_array")))', "section"),
         # the third red-team round: digraphs for [[ ]]; g++ assembled the section's .incbin
         ("<:<:gnu::constructor:>:>", "constructor"),
+        ('[[gnu::aligned("\\x10"["\\0"[0]]), gnu::constructor]]', "constructor"),  # a ]] inside
         ('<:<:gnu::section(".data\\n.incbin \\"/etc/hostname\\"\\n#"), gnu::used:>:>', "section"),
     ],
 )

@@ -11,7 +11,12 @@ import pytest
 
 from grader.backends import cpu_builtins
 from grader.backends.cpu_builtins import missing_builtin
-from grader.backends.cpu_unsupported import shared_in_inline_and_elsewhere, shared_in_template
+from grader.backends.cpu_unsupported import (
+    shared_in_inline_and_elsewhere,
+    shared_in_template,
+    unsupported_constructs,
+)
+from grader.source import KernelSource
 
 
 @pytest.mark.parametrize(
@@ -116,3 +121,20 @@ def test_the_runtimes_names_kept_in_the_cache_are_the_ones_its_headers_give(
     assert cpu_builtins._provided() == scanned
     assert json.loads(kept.read_text()) == sorted(scanned)
     cpu_builtins._provided.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    [
+        '[[gnu::aligned(a[b[0]]), gnu::section(".data")]]',  # a ]] inside the list
+        '[[gnu::aligned(a[b[0] ]), gnu::section(".data")]]',
+        '<:<:gnu::aligned(a<:b<:0:>:>), gnu::section(".data"):>:>',
+    ],
+)
+def test_an_attribute_list_is_read_to_its_own_end(attribute: str) -> None:
+    # the fourth red-team round: the scan ended the list at the first ]], and g++ assembled an
+    # .incbin the section attribute carried
+    arrays = "constexpr int b[1] = {0};\nconstexpr int a[1] = {16};\n"
+    text = f"{arrays}__device__ int v {attribute} = 1;\n"
+    (found,) = unsupported_constructs(KernelSource(text, "kernel.cu"))
+    assert found.startswith("kernel.cu:3: the attribute 'section' is not supported"), found
