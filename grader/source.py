@@ -119,11 +119,14 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         if token.text == "##":
             refusals.append(Refusal(token.line, _PASTE_MESSAGE))
         if token.kind in ("identifier", "number", "punct") and (
-            "$" in token.text or not token.text.isascii()
+            "$" in token.text
+            or not token.text.isascii()
+            or "\\" in source.text[token.start : token.end].replace("\\\n", "")
         ):
             # NVRTC reads `$` and non-ASCII characters as tokens of their own, this scan (and
             # g++) as part of a name or number: what follows (a raw string's R, a quote) would
-            # be read differently by each
+            # be read differently by each. So with a backslash (a universal character name):
+            # g++ takes `1\u0041` as one number, this scan and NVRTC as `1` and `A`
             refusals.append(Refusal(token.line, _NON_ASCII_MESSAGE))
         if token.kind == "newline":
             continue
@@ -171,8 +174,8 @@ def _plain_pragma(following: list[Token]) -> bool:
         and texts[0] == "("
         and following[1].kind == "string"
         and "GCC" not in texts[1]
-        # g++ reads `G\u0043C` as GCC: no escape but \" and \\ in the pragma
-        and not re.search(r'\\[^"\\]', texts[1].replace("\\\\", ""))
+        # g++ reads `G\u0043C` as GCC, and `\\` as a backslash before it: no escape but \"
+        and "\\" not in texts[1].replace('\\"', "")
         and texts[2] == ")"
     )
 
@@ -209,8 +212,8 @@ _SEPARATOR_MESSAGE = (
     "compilers read other uses differently"
 )
 _NON_ASCII_MESSAGE = (
-    "`$` and non-ASCII characters are allowed only in comments and strings: the compilers read "
-    "them differently"
+    "`$`, non-ASCII characters and backslashes (\\u0041) are allowed only in comments and "
+    "strings: the compilers read them differently"
 )
 _PRAGMA_MESSAGE = "_Pragma takes one string literal here, and no GCC pragma"
 

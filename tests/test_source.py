@@ -80,6 +80,10 @@ def _src(text: str) -> KernelSource:
         '_Pragma("G\\u0043C dependency \\"/etc/passwd\\"")\n',
         "int b\\UFFFFFFFF;\n",
         "int c\\U00110000;\n",
+        # its fifth: g++ takes a UCN into a number (1\u0041'x' hid a comment from the scan, and
+        # g++ read the include); g++ undoes \\ in _Pragma's string, then reads \u0043 as C
+        "#define Z 1\\u0041'x'/*\n#include \"/etc/passwd\"\n*/\n",
+        '_Pragma("G\\\\u0043C dependency \\"/etc/passwd\\"")\n',
     ],
 )
 def test_includes_are_refused_with_their_line_and_without_the_name(text: str) -> None:

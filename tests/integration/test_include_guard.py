@@ -32,6 +32,8 @@ NOISE = [
     "\u00b2", "\u00e9", "$", "\u00a0", "'a/*'", "*/*/\n*/",
     # the third round: a quote right after a number, runs of quotes
     "1'#'", "1'", "''", "1e'", "'a'",
+    # the fifth: a universal character name after a number
+    "\\u0041",
 ]  # fmt: skip
 DIRECTIVES = st.tuples(
     st.lists(st.sampled_from(NOISE), max_size=5),
@@ -90,6 +92,8 @@ def _source(parts: tuple[list[str], str, list[str], str, list[str]], target: Pat
         # found by the third: NVRTC ends a number right after its quote, g++ swallows a run
         "int x = 1'#'/*';\n#include TARGET\n// */\n",
         "1e" + "'" * 3 + "a'/*\n#include TARGET\n*/\n",
+        # the fifth: g++ takes the UCN into the number, then a quote to the line's end
+        "#define Z 1\\u0041'x'/*\n#include TARGET\n*/\n",
     ],
 )
 def test_known_tricks_never_reach_a_compiler(text: str, target: Path, tmp_path: Path) -> None:
