@@ -95,7 +95,6 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             Refusal(line, f"a control character ({code}) is not allowed in a kernel: delete it")
         )
     after_hash: Token | None = None
-    recent: tuple[str, str, str] = ("", "", "")
     scanned = list(tokens(source.text))
     for index, token in enumerate(scanned):
         following = scanned[index + 1 : index + 4]
@@ -106,8 +105,8 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
                 # g++ opens the file a #line or line marker names, to quote it in diagnostics
                 refusals.append(Refusal(after_hash.line, _LINE_MESSAGE))
             after_hash = None
-        recent = (*recent[1:], token.text)
-        if recent[:2] == ("pragma", "GCC") and token.text not in ("unroll", "ivdep"):
+        before = [t.text for t in scanned[max(0, index - 2) : index]]
+        if before == ["pragma", "GCC"] and token.text not in ("unroll", "ivdep"):
             # g++ acts on these: `dependency` opens the named file (is it on the grader?)
             refusals.append(Refusal(token.line, f"#pragma GCC {token.text} is not allowed"))
         if token.text == "_Pragma" and not _plain_pragma(following):
@@ -121,7 +120,7 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
         if token.kind in ("identifier", "number", "punct") and (
             "$" in token.text
             or not token.text.isascii()
-            or "\\" in source.text[token.start : token.end].replace("\\\n", "")
+            or "\\" in _unspliced(source.text, token.start, token.end)
         ):
             # NVRTC reads `$` and non-ASCII characters as tokens of their own, this scan (and
             # g++) as part of a name or number: what follows (a raw string's R, a quote) would
@@ -191,8 +190,13 @@ def _separator_differs(text: str, number: Token, following: list[Token]) -> bool
     return (
         after is not None
         and after.text.startswith("'")
-        and text[number.end : after.start].replace("\\\n", "") == ""
+        and _unspliced(text, number.end, after.start) == ""
     )
+
+
+def _unspliced(text: str, start: int, end: int) -> str:
+    """`text[start:end]` with its line splices (backslash-newline) removed."""
+    return text[start:end].replace("\\\n", "")
 
 
 def _reserved_message(name: str) -> str:
