@@ -129,7 +129,7 @@ class CpuBackend:
         self._device = DeviceInfo(
             backend="cpu",
             name="CPU emulation",
-            detail=f"{toolchain}, Boost.Context fibers; orders ascending, descending, shuffled",
+            detail=f"{toolchain}, fibers; orders ascending, descending, shuffled",
         )
         self._toolchain = toolchain
         self._build: Build | None = None

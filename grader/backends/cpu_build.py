@@ -30,6 +30,7 @@ from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
+    FIBERS,
     HARNESS,
     HEADER,
     INTRINSICS,
@@ -95,6 +96,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             PRELUDE,
             HEADER.read_text(),
             INTRINSICS.read_text(),
+            FIBERS.read_text(),
             HARNESS.read_text(),
             build_flags(False),
             build_flags(True),

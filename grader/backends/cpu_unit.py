@@ -20,6 +20,8 @@ RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
 HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
 INTRINSICS = RUNTIME_DIR / "cuda_cpu_intrinsics.hpp"
 """Included by HEADER: more of CUDA's intrinsics."""
+FIBERS = RUNTIME_DIR / "cuda_cpu_fibers.hpp"
+"""Included by HEADER: switching between fibers."""
 HARNESS = RUNTIME_DIR / "harness_main.hpp"
 BUILD_TIMEOUT_S = 180
 
@@ -29,7 +31,16 @@ _EXTERN_SHARED = re.compile(
 
 
 def build_flags(checked: bool) -> list[str]:
-    common = ["-std=gnu++17", "-g", "-w", "-fno-strict-aliasing", "-pthread"]
+    # -fcf-protection=none: the fibers' switch (cpu_runtime/cuda_cpu_fibers.hpp) moves return
+    # addresses between stacks, which a shadow stack would stop (where g++ enables it by default)
+    common = [
+        "-std=gnu++17",
+        "-g",
+        "-w",
+        "-fno-strict-aliasing",
+        "-pthread",
+        "-fcf-protection=none",
+    ]
     if checked:
         return [
             *common,
