@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.checks.base import STOPPED_AT_FIRST_FAILURE
+from grader.children import serving, warm
 from grader.course import Exercise
 from grader.expectations import Verdict, judge_acceptance, judge_rejection, read_header
 from grader.grading import default_answers, grade
@@ -72,8 +73,8 @@ def validate_exercises(
     jobs: int,
     on_judged: Callable[[Item, int, int], None] = lambda item, done, total: None,
 ) -> list[Item]:
-    """Grade every solution, stub and known-wrong variant, `jobs` at a time (each grading runs in
-    its own child processes), and judge each against what it must do; `on_judged(item, done,
+    """Grade every solution, stub and known-wrong variant, `jobs` at a time (in grading children
+    that take file after file), and judge each against what it must do; `on_judged(item, done,
     total)` hears of each as it is judged."""
     work: list[tuple[Exercise, str, Path]] = []
     for exercise in exercises:
@@ -93,7 +94,9 @@ def validate_exercises(
             on_judged(item, done, len(work))
         return item
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    # each grading child takes file after file (its start-up was a third of a small item's time)
+    with serving(), ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        warm(backend, {}, max(1, jobs))
         return list(pool.map(judged, work))
 
 

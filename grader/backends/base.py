@@ -139,7 +139,7 @@ class Backend(Protocol):
 
     def recycle(self) -> bool:
         """Ready this backend for another submission in the same process: wait for the device,
-        release every buffer and module of the last one. False where it cannot be (a lost CUDA
-        context; the CPU backend, whose programs are processes of their own): then the process
-        ends, and a fresh one takes the next submission."""
+        release every buffer and module of the last one (the CPU backend: end its programs).
+        False where it cannot be (a lost CUDA context): then the process ends, and a fresh one
+        takes the next submission."""
         ...

@@ -233,10 +233,15 @@ class CpuBackend:
             self._close_session(checked)
 
     def recycle(self) -> bool:
-        """Never: a student's program runs natively here, and a fresh process (with a fresh
-        sandbox) is the isolation between submissions."""
+        """Always: the student's code ran only in the programs, each a sandboxed process of its
+        own, now ended; what they left (processes and files of the sandbox's user, the scope's
+        directory) the parent sweeps before the next job (children.finished). The launch count
+        starts again, as in a fresh process: the thread orders rotate from it."""
         self.close()
-        return False
+        self._build = None
+        self._launches = 0
+        self.warnings = []
+        return True
 
     def take_warnings(self) -> list[str]:
         taken, self.warnings = self.warnings, []

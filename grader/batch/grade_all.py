@@ -46,12 +46,14 @@ all of it (ending the child whose context broke is waited for too)."""
 
 @contextmanager
 def lane_children(lanes: Sequence[dict[str, str]], jobs: int, backend: str) -> Iterator[None]:
-    """On GPU lanes, serving children for the block (children.serving), each lane's started at
-    once: they start while the submissions are read. Elsewhere, nothing."""
-    if not any(LANE_ENV in lane for lane in lanes):
-        yield
-        return
-    with serving(SPARE_CHILDREN):
+    """Serving children for the block (children.serving), each lane's started at once: they
+    start while the submissions are read, and each grades submission after submission (on a
+    GPU keeping its CUDA context; on the CPU, where a child's start-up was half of a small
+    grading's time, keeping Python and the toolchain's probes). Spares only on GPU lanes: on
+    the CPU a child never loses its backend to a kernel (the kernel runs in a program of its
+    own), and every core is busy grading already."""
+    on_gpus = any(LANE_ENV in lane for lane in lanes)
+    with serving(SPARE_CHILDREN if on_gpus else 0):
         for lane in lanes:
             warm(backend, lane, -(-jobs // len(lanes)))
         yield
@@ -74,7 +76,7 @@ def grade_all(
     keeping their CUDA context, and each lane starts every grading's correctness checks first,
     then the timed checks (which take the GPU alone, in turn with the correctness runs still
     going), so that timers do not wait behind a queue of correctness runs; on the CPU every
-    grading has fresh children and runs whole."""
+    grading runs whole."""
     on_lanes = any(LANE_ENV in lane for lane in lanes)
     with console.progress(len(todo)) as advance, ThreadPoolExecutor(jobs) as pool:
         run = _Run(pool, store, run_id, console)
