@@ -122,39 +122,24 @@ def test_doctor_reports_nvrtc_the_gpu_and_the_cpu_backend() -> None:
 
 
 @pytest.mark.slow
-def test_check_on_the_cpu_backend_grades_for_real_and_says_so() -> None:
-    done = run_grader(
-        [
-            "check",
-            "ex4",
-            "--json",
-            "--backend",
-            "cpu",
-            "--file",
-            "solutions/ex4-register-tiling/wrong/one_element_per_thread.cu",
-        ]
-    )
+def test_check_on_the_cpu_backend_grades_for_real_and_says_so(small_course: Path) -> None:
+    wrong = small_course / "solutions/ex4-register-tiling/wrong/one_element_per_thread.cu"
+    args = ["--course", str(small_course), "check", "ex4", "--json", "--backend", "cpu"]
+    done = run_grader([*args, "--file", str(wrong)])
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["backend"] == "cpu" and "CPU emulation" in report["device"]
+    # the small course's "square 1024" is 128 x 128: three elements of each 2 x 2 unwritten
     big = next(c for c in report["checks"] if c["name"] == "correctness square 1024")
     assert big["status"] == "failed"
-    assert "786432 never written" in big["message"]
+    assert f"{128 * 128 * 3 // 4} never written" in big["message"]
 
 
 @pytest.mark.slow
-def test_a_solution_passes_on_the_cpu_backend_with_full_points() -> None:
-    done = run_grader(
-        [
-            "check",
-            "ex4",
-            "--json",
-            "--backend",
-            "cpu",
-            "--file",
-            "solutions/ex4-register-tiling/kernel.cu",
-        ]
-    )
+def test_a_solution_passes_on_the_cpu_backend_with_full_points(small_course: Path) -> None:
+    solution = small_course / "solutions/ex4-register-tiling/kernel.cu"
+    args = ["--course", str(small_course), "check", "ex4", "--json", "--backend", "cpu"]
+    done = run_grader([*args, "--file", str(solution)])
     assert done.returncode == 0, done.stdout
     report = json.loads(done.stdout)
     assert report["passed"] and report["score"] == 80 and report["max_score"] == 100
