@@ -21,7 +21,7 @@ def test_the_overlap_check_can_fail(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
+def test_a_batch_spreads_over_the_lanes_it_is_given(small_course: Path, tmp_path: Path) -> None:
     submissions = tmp_path / "submissions"
     for student in ("a", "b", "c"):
         (submissions / student).mkdir(parents=True)
@@ -31,6 +31,8 @@ def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
     out = tmp_path / "out"
     done = run_grader(
         [
+            "--course",
+            str(small_course),
             "batch",
             str(submissions),
             "--out",
@@ -57,7 +59,9 @@ def test_a_batch_spreads_over_the_lanes_it_is_given(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path: Path) -> None:
+def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(
+    small_course: Path, tmp_path: Path
+) -> None:
     """Another grading times on the lane for longer than a check's limit (5 s): the waiting
     grading must not be failed for a timeout it did not cause."""
     import fcntl
@@ -70,7 +74,8 @@ def test_waiting_for_a_busy_lane_does_not_count_against_the_time_limit(tmp_path:
     out = tmp_path / "out"
     lock_path = out / "lanes/gpu0/lock"
     lock_path.parent.mkdir(parents=True)
-    args = ["batch", str(submissions), "--out", str(out), "--exercise", "ex4"]
+    args = ["--course", str(small_course), "batch", str(submissions), "--out", str(out)]
+    args += ["--exercise", "ex4"]
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         batch = subprocess.Popen(
