@@ -209,6 +209,14 @@ inline void hand_over(Launch &l, Thread &self) {
 #endif
     if (n < l.count) {
         Thread &next = l.threads[l.order[n]];
+        // the fiber after the next one: its saved registers are on a stack of their own, which
+        // the switch to it would otherwise wait for (ex1's and ex4's solutions ran 1.2-1.3x
+        // faster with this)
+        if (n + 1 < l.count) {
+            const char *after = static_cast<const char *>(l.threads[l.order[n + 1]].context);
+            __builtin_prefetch(after);
+            __builtin_prefetch(after + 64);
+        }
         l.position = n;
         l.current = &next;
 #if GG_ASAN
