@@ -202,13 +202,14 @@ def hostile_batch(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_a_batch_of_hostile_submissions_grades_the_good_one_and_records_each_reason(
-    hostile_batch: Path, tmp_path: Path
+    hostile_batch: Path, small_course: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
     before = sorted(p.name for p in tmp_path.iterdir())
     args = [str(hostile_batch), "--out", str(out), "--exercise", "ex4", "--backend", "cpu"]
+    course = ["--course", str(small_course)]
     done = subprocess.run(
-        [sys.executable, "-m", "grader", "batch", *args, "--seed", "1"],
+        [sys.executable, "-m", "grader", *course, "batch", *args, "--seed", "1"],
         cwd=ROOT,
         capture_output=True,
         text=True,
