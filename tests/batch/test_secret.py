@@ -129,12 +129,13 @@ def test_a_batch_seed_follows_the_submitted_bytes(batch: Path) -> None:
 
 
 @pytest.mark.slow
-def test_gradescope_results_json_holds_no_seed(tmp_path: Path) -> None:
+def test_gradescope_results_json_holds_no_seed(small_course: Path, tmp_path: Path) -> None:
     submission = tmp_path / "submission"
     submission.mkdir()
     (submission / "kernel.cu").write_bytes(WRONG.read_bytes())
     results = tmp_path / "results.json"
-    args = ["gradescope", "--exercise", "ex4", "--submission", str(submission)]
+    args = ["--course", str(small_course), "gradescope", "--exercise", "ex4"]
+    args += ["--submission", str(submission)]
     done = run_grader([*args, "--results", str(results)])
     assert done.returncode == 0, done.stderr
     text = results.read_text()
