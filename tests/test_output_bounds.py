@@ -123,14 +123,17 @@ def test_an_escape_sequence_in_a_file_name_is_shown_and_never_reaches_the_termin
 
 
 @pytest.mark.slow
-def test_an_answers_file_s_escape_sequences_and_markup_print_literally(tmp_path: Path) -> None:
+def test_an_answers_file_s_escape_sequences_and_markup_print_literally(
+    small_course: Path, tmp_path: Path
+) -> None:
     solution = ROOT / "solutions/ex2-tile-sweep"
     (tmp_path / "kernel.cu").write_bytes((solution / "kernel.cu").read_bytes())
     answers = (solution / "answers.yaml").read_text().split("explanation:")[0]
     (tmp_path / "answers.yaml").write_text(
         answers + f'explanation: "\\e[2J\\e[31m {MARKUP} {"w" * 60_000}"\n'
     )
-    args = ["check", "ex2", "--backend", "cpu", "--file", str(tmp_path / "kernel.cu")]
+    args = ["--course", str(small_course), "check", "ex2", "--backend", "cpu"]
+    args += ["--file", str(tmp_path / "kernel.cu")]
     done = run_grader(args)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and len(done.stdout) < REPORT_BOUND

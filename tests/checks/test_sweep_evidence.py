@@ -44,14 +44,14 @@ def test_a_course_without_its_reference_kernel_grades_no_limit(tmp_path: Path) -
     assert limit is None and detail == kernel and isinstance(compiled, CompileFailure)
 
 
-def _grade_sabotaged(tmp_path: Path, limit_answer: str) -> dict[str, object]:
+def _grade_sabotaged(course: Path, tmp_path: Path, limit_answer: str) -> dict[str, object]:
     (tmp_path / "kernel.cu").write_text(SABOTAGE + (SOLUTION / "kernel.cu").read_text())
     answers = (SOLUTION / "answers.yaml").read_text()
     (tmp_path / "answers.yaml").write_text(
         answers.replace("limit_64: threads_per_block", f"limit_64: {limit_answer}")
     )
-    args = ["check", "ex2", "--json", "--backend", "cpu", "--file", str(tmp_path / "kernel.cu")]
-    done = run_grader(args)
+    args = ["--course", str(course), "check", "ex2", "--json", "--backend", "cpu"]
+    done = run_grader([*args, "--file", str(tmp_path / "kernel.cu")])
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     # every graded build (8, 16, 32) is untouched: the kernel passes its correctness checks
     assert all(c["status"] == "passed" for c in checks.values() if c["kind"] == "correctness")
@@ -60,8 +60,10 @@ def _grade_sabotaged(tmp_path: Path, limit_answer: str) -> dict[str, object]:
 
 
 @pytest.mark.slow
-def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path) -> None:
-    result = _grade_sabotaged(tmp_path, "shared_memory_per_block")
+def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(
+    small_course: Path, tmp_path: Path
+) -> None:
+    result = _grade_sabotaged(small_course, tmp_path, "shared_memory_per_block")
     assert result["status"] == "failed"
     assert result["message"] == (
         f"yours shared_memory_per_block; the grader's launch: {EVIDENCE} {ON_THE_CPU}"
@@ -70,9 +72,9 @@ def test_a_kernel_failing_only_at_64_cannot_make_its_answer_right(tmp_path: Path
 
 @pytest.mark.slow
 def test_a_kernel_failing_only_at_64_still_has_the_right_answer_graded_right(
-    tmp_path: Path,
+    small_course: Path, tmp_path: Path
 ) -> None:
-    result = _grade_sabotaged(tmp_path, "threads_per_block")
+    result = _grade_sabotaged(small_course, tmp_path, "threads_per_block")
     assert result["status"] == "passed"
     assert (
         result["message"]
