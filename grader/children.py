@@ -205,10 +205,16 @@ def warm(backend: str, env: dict[str, str], count: int) -> None:
 def finished(spawned: Spawned, reusable: bool) -> None:
     """A child's job is over: a reusable serving child goes back to the pool, its scope emptied
     (nothing of the last submission stays on disk, nothing it started keeps running); any other
-    is ended, and inside `serving()` a fresh one starts in its place."""
+    is ended, and inside `serving()` a fresh one starts in its place. So is one whose sandbox
+    user still has processes after the sweep (zombies the child itself would have to reap:
+    they would fill the next submission's process limit); ending it hands them to the grader,
+    which reaps them when the scope closes."""
     pool = _pool
-    if reusable and spawned.serving and pool is not None and spawned.process.poll() is None:
+    keep = reusable and spawned.serving and pool is not None and spawned.process.poll() is None
+    if keep:
         spawned.scope.sweep()
+        keep = spawned.scope.left_nothing()
+    if keep and pool is not None:
         _empty(spawned.scope.tmp)
         spawned.stderr.seek(0)
         spawned.stderr.truncate()

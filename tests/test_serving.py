@@ -1,6 +1,7 @@
-"""Serving children (children.serving, grader.worker --serve): a batch lane's child grades job
-after job, and one that cannot go on is replaced, without a verdict changing. Stand-in children
-here; the real worker on the CPU backend at the end, and on a GPU in tests/test_gpu.py."""
+"""Serving children (children.serving, grader.worker --serve): a batch's or validate's child
+grades job after job, and one that cannot go on is replaced, without a verdict changing.
+Stand-in children here; the real worker on the CPU backend at the end, and on a GPU in
+tests/test_gpu.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from grader import children, isolation
+from grader import children
 from grader.checks.base import PlannedCheck
 from grader.children import serving
 from grader.course import load_course
@@ -19,6 +20,7 @@ from grader.grading import grade
 from grader.isolation import advance, run_isolated
 from grader.job import Job
 from grader.results import CheckKind
+from grader.sandbox import identity
 from grader.source import read_source
 
 PLANNED = [PlannedCheck(f"check {i}", CheckKind.CORRECTNESS, 1.0) for i in range(2)]
@@ -52,10 +54,17 @@ while True:
             time.sleep(3600)
         if i == 1 and job.get("defer_timing"):  # check 1 stands for a timed check
             break
-        send(result(name, f"pid {os.getpid()} found {left}"))
+        uid = os.environ.get("GRADER_SANDBOX_UID")
+        send(result(name, f"pid {os.getpid()} uid {uid} found {left}"))
     if job.get("defer_timing") and "check 1" not in job["done"]:
         send({"event": "finished", "code": 4, "reusable": True})  # stopped before it
         continue
+    if mode == "zombie":  # a process of the sandbox's user, ended, whose parent is this child
+        pid = os.fork()
+        if pid == 0:
+            os.setuid(int(os.environ["GRADER_SANDBOX_UID"]))
+            os._exit(0)
+        time.sleep(0.2)
     if mode == "litter":
         open(os.path.join(os.environ["TMPDIR"], "answers-of-the-last-student"), "w").close()
         print("the last student's secret", file=sys.stderr, flush=True)
@@ -211,18 +220,26 @@ def test_nothing_a_job_left_reaches_the_next_one(server: list[str]) -> None:
     assert "secret" not in crashed[1]  # ...is the crashed job's alone
 
 
-RECYCLING_CPU_WORKER = """
-import os, sys
-from grader.backends.cpu import CpuBackend
-CpuBackend.recycle = lambda self: (self.close(), True)[1]  # as a GPU's backend does
-from grader import worker
-os._exit(worker.main())
-"""
+@pytest.mark.skipif(
+    not identity.is_root(), reason="a sandbox user of its own needs root (else programs run as you)"
+)
+def test_a_child_whose_sandbox_user_left_a_zombie_is_not_reused(server: list[str]) -> None:
+    """A program that clones with CLONE_PARENT makes the grading child the parent of processes
+    the sweep cannot reap; reused, the child would start the next submission with its user's
+    process limit spent (a red-team pass filled it: the next right kernel could not build)."""
+    with serving():
+        zombie = _grade("zombie", server)
+        after = _grade("ok", server)
+        again = _grade("ok", server)
+    assert _pid(after[0]) != _pid(zombie[0])  # ended, its zombies handed to the grader
+    assert _pid(again[0]) == _pid(after[0])  # a clean job's child serves on
+    slots = [int(u) for u in {line.split("uid ")[1].split()[0] for line in zombie}]
+    assert not any(identity.processes_of(uid, zombies=True) for uid in slots)
 
 
 @pytest.mark.slow
 def test_the_real_worker_serving_job_after_job_gives_each_submission_its_own_verdict(
-    small_course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    small_course: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exercise = load_course(small_course).find("ex1")
     solutions = small_course / "solutions/ex1-non-square"
@@ -233,9 +250,6 @@ def test_the_real_worker_serving_job_after_job_gives_each_submission_its_own_ver
         return [[(c.name, c.status, c.score) for c in r.checks] for r in reports]
 
     one_shot = verdicts()
-    script = tmp_path / "recycling_worker.py"
-    script.write_text(RECYCLING_CPU_WORKER)
-    monkeypatch.setattr(isolation, "worker_command", lambda: [sys.executable, str(script)])
     started: list[str] = []
     real_spawn = children.spawn
 

@@ -37,6 +37,12 @@ class Scope:
         if self.slot is not None:
             identity.sweep(self.slot.uid)
 
+    def left_nothing(self) -> bool:
+        """Whether the sandbox's user has no process left, zombies included: a program can make
+        the grading child the parent of processes (clone with CLONE_PARENT) that nobody reaps
+        while that child lives, and they hold the user's process limit."""
+        return self.slot is None or not identity.processes_of(self.slot.uid, zombies=True)
+
     def close(self) -> None:
         if self.slot is not None:
             self.slot.release()
