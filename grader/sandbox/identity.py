@@ -146,8 +146,11 @@ def sweep(uid: int) -> None:
     directories (root only; a no-op for the caller's own id)."""
     if not is_root() or uid < base_uid():
         return
-    for _ in range(20):  # a fork bomb may start new ones while they are being killed
-        if not processes_of(uid):
+    # A fork bomb may start new ones while they are being killed. The first kill is made
+    # whatever /proc shows: a process whose first thread has exited looks like a zombie there
+    # while its other threads run on (a red-team pass kept one alive past its grading so).
+    for attempt in range(20):
+        if attempt and not processes_of(uid):
             break
         _kill_all(uid)
     _reap_adopted(uid)

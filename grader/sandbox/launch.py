@@ -81,7 +81,9 @@ def popen(
     """Start `command` isolated (see the module's text), in `work` (from `workdir`). Only when
     `writable` (a build) may it write files, in `work` and its private /tmp; a student's program
     may write none. Every file the command needs must be in `work` or /usr. GraderError when no
-    isolation can be set up."""
+    isolation can be set up. Its stdin is /dev/null unless given: a serving grading child's own
+    stdin is the pipe its next jobs come on (a red-team pass saw it open in g++)."""
+    options.setdefault("stdin", subprocess.DEVNULL)
     chosen = mode()
     environment = env or clean_env()
     uid = identity.sandbox_uid()
