@@ -6,9 +6,10 @@
 // instructions below; it returns with an indirect jump, not `ret`, which the CPU's return
 // predictor would get wrong on every switch (that made switching slower than Boost's). Elsewhere
 // (or with GG_PORTABLE_FIBERS defined) Boost.Context's jump_fcontext does it; it also saves and
-// restores the SSE and x87 control words, which no kernel can change here (no <cfenv>, no asm),
-// and that made it about twice as slow: ex1's solution at 512x768x1024 ran 1.4-1.9x faster
-// with the switch below (benchmarks/results/cpu_fibers.txt).
+// restores the SSE and x87 control words, which no kernel can change here (no <cfenv>, no asm).
+// With the switch below, stacks whose tops differ in cache sets and a prefetch of the next
+// fiber's registers (cuda_cpu.hpp), ex1's solution at 512x768x1024 takes 0.55x the CPU time it
+// took with Boost's, ex4's 0.64x (benchmarks/results/cpu_fibers.txt).
 #pragma once
 
 #include <cstddef>
