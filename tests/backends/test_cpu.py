@@ -4,11 +4,13 @@ through the real pipeline on a small copy of ex1 (shapes up to 64)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.children import serving
 from grader.course import Exercise, load_course
 from grader.grading import grade
 from grader.results import Report
@@ -32,6 +34,14 @@ SMALL_CASES = """  cases:
     - {shape: 17x33x65}
     - {shape: 64x48x64}
 """
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_child_for_the_module() -> Iterator[None]:
+    """The module's gradings share a grading child, as a batch's do (its start-up was a sixth
+    of a test here); each test's own build and programs are fresh all the same."""
+    with serving():
+        yield
 
 
 @pytest.fixture(scope="module")
