@@ -33,8 +33,16 @@ _RESERVED = re.compile(r"_[A-Z]\w*|__[A-Z]\w*")
 """Names reserved to the compilers: their headers' macros (NVRTC's `_NV_PASTE5`, say) paste
 tokens, and could spell `__has_include` from a kernel's pieces."""
 _RESERVED_ALLOWED = frozenset(
-    {"_Pragma", "__CUDA_ARCH__", "__CUDACC__", "__CUDACC_RTC__", "__GNUC__", "__LINE__", "__FILE__"}
-    | {"__VA_ARGS__"}
+    {
+        "_Pragma",
+        "__CUDA_ARCH__",
+        "__CUDACC__",
+        "__CUDACC_RTC__",
+        "__GNUC__",
+        "__LINE__",
+        "__FILE__",
+        "__VA_ARGS__",
+    }
 )
 _ODD_SEPARATOR = re.compile(r"(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
 """A `'` in a number other than a digit separator between two (hex) digits."""
