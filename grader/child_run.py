@@ -123,10 +123,9 @@ Progress = Callable[[str], None]
 def _watch_child(spawned: Spawned, job: Job, run: ChildRun, progress: Progress) -> None:
     _send(spawned, job)
     done = _read_events(spawned, run, progress)
-    if done is not None:  # a serving child finished the job: it has exited, or serves on
+    if done is not None:  # a serving child finished the job: it serves on, or exits with
+        # done.code once its results are out (the parent need not wait: children.finished ends it)
         run.returncode, run.reusable = done.code, done.reusable
-        if not done.reusable:
-            run.returncode = spawned.process.wait()
     else:
         if run.timed_out or run.out_of_memory or run.bad_frame or run.interrupted:
             _kill_group(spawned.process)

@@ -138,6 +138,7 @@ class _Pool:
         self._idle: list[Spawned] = []
         self._lock = threading.Lock()
         self._spares = spares
+        self._retiring: list[threading.Thread] = []
 
     def take(self, backend: str, env: dict[str, str], command: Sequence[str]) -> Spawned:
         key = (backend, env, list(command))
@@ -166,11 +167,25 @@ class _Pool:
             else:
                 self._idle.append(spawned)
 
+    def retire(self, spawned: Spawned) -> None:
+        """End a child that cannot serve on, on a thread of its own: a child whose kernel broke
+        its CUDA context exits through the driver's teardown of that context, which the
+        grading's next check (in a fresh child) need not wait for. Its sandbox user stays taken
+        until it has ended (the replacement gets another); `close` waits for them all."""
+        thread = threading.Thread(target=spawned.close, name="grader-retire", daemon=True)
+        thread.start()
+        with self._lock:
+            self._retiring = [t for t in self._retiring if t.is_alive()]
+            self._retiring.append(thread)
+
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
+            retiring, self._retiring = self._retiring, []
         for spawned in idle:
             spawned.close()
+        for thread in retiring:
+            thread.join()
 
 
 _pool: _Pool | None = None
@@ -205,10 +220,10 @@ def warm(backend: str, env: dict[str, str], count: int) -> None:
 def finished(spawned: Spawned, reusable: bool) -> None:
     """A child's job is over: a reusable serving child goes back to the pool, its scope emptied
     (nothing of the last submission stays on disk, nothing it started keeps running); any other
-    is ended, and inside `serving()` a fresh one starts in its place. So is one whose sandbox
-    user still has processes after the sweep (zombies the child itself would have to reap:
-    they would fill the next submission's process limit); ending it hands them to the grader,
-    which reaps them when the scope closes."""
+    is ended (inside `serving()` in the background, a fresh one started in its place). So is
+    one whose sandbox user still has processes after the sweep (zombies the child itself would
+    have to reap: they would fill the next submission's process limit); ending it hands them to
+    the grader, which reaps them when the scope closes."""
     pool = _pool
     keep = reusable and spawned.serving and pool is not None and spawned.process.poll() is None
     if keep:
@@ -220,9 +235,11 @@ def finished(spawned: Spawned, reusable: bool) -> None:
         spawned.stderr.truncate()
         pool.put(spawned)
         return
-    spawned.close()
     if spawned.serving and pool is not None:
         pool.put(spawn(spawned.backend, spawned.env, spawned.command, serving=True), fresh=True)
+        pool.retire(spawned)
+    else:
+        spawned.close()
 
 
 def _empty(directory: Path) -> None:

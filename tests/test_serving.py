@@ -6,6 +6,7 @@ tests/test_gpu.py."""
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,10 @@ while True:
     if mode == "litter":
         open(os.path.join(os.environ["TMPDIR"], "answers-of-the-last-student"), "w").close()
         print("the last student's secret", file=sys.stderr, flush=True)
-    code = 3 if mode == "context" else 0
+    code = 3 if mode in ("context", "slow exit") else 0
     send({"event": "finished", "code": code, "reusable": code == 0})
+    if mode == "slow exit":  # a broken CUDA context's teardown, drawn out
+        time.sleep(60)
     if code:
         sys.exit(code)
 """
@@ -143,6 +146,22 @@ def test_a_lost_context_ends_the_child_and_the_next_job_gets_a_fresh_one(
         after = _grade("ok", server)
     assert [line.split()[0] for line in lost + after] == ["passed"] * 4
     assert _pid(after[0]) != _pid(lost[0])
+
+
+def test_a_grading_does_not_wait_for_a_child_that_cannot_serve_on_to_exit(
+    server: list[str],
+) -> None:
+    # the child's results are out; its exit (a lost CUDA context's teardown on a GPU) is waited
+    # for in the background, and the serving block ends it
+    with serving():
+        start = time.monotonic()
+        lost = _grade("slow exit", server)
+        after = _grade("ok", server)
+        waited = time.monotonic() - start
+    assert [line.split()[0] for line in lost + after] == ["passed"] * 4
+    assert waited < 30, f"the grading waited {waited:.0f} s for the child's 60 s exit"
+    assert _pid(after[0]) != _pid(lost[0])
+    assert not Path(f"/proc/{_pid(lost[0])}").exists() or _zombie(_pid(lost[0]))
 
 
 @pytest.fixture
