@@ -12,7 +12,13 @@ from pathlib import Path
 from grader.checks.base import STOPPED_AT_FIRST_FAILURE
 from grader.children import serving, warm
 from grader.course import Exercise
-from grader.expectations import Verdict, judge_acceptance, judge_rejection, read_header
+from grader.expectations import (
+    VariantHeader,
+    Verdict,
+    judge_acceptance,
+    judge_rejection,
+    read_header,
+)
 from grader.grading import default_answers, grade
 from grader.source import read_source
 
@@ -43,6 +49,11 @@ def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) ->
         verdict, detail = judge_acceptance(report)
         return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
     header = read_header(path) if role == "wrong" else None
+    if header is not None and backend == "cpu" and _only_timing_catches(header):
+        # the CPU backend times nothing: grading it here would spend a whole correctness run
+        # (seconds of emulation) to learn only that it needs a GPU
+        detail = "not graded on the CPU: only the performance check, which needs a GPU, catches it"
+        return Item(exercise.id, role, str(path.relative_to(root)), "needs a GPU", detail)
     # an answers variant goes with the solution's kernel, whose correctness the solution's own
     # grading judges: here only what the answers are graded against runs
     selection = "not correctness" if answers_variant else ""
@@ -64,6 +75,11 @@ def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) ->
         if verdict == "ok" or not stopped:
             break
     return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+
+
+def _only_timing_catches(header: VariantHeader) -> bool:
+    """Whether every reason a variant declares is a performance check's."""
+    return all(e.kind == "performance" for e in header.expectations)
 
 
 def validate_exercises(
