@@ -35,6 +35,9 @@ def _child_env() -> dict[str, str]:
     package_root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["CUPY_TF32"] = "0"  # cuBLAS, the performance report's yardstick, in true FP32
+    # NumPy's BLAS (the CPU backend's float64 reference) on one thread: gradings run one per
+    # core already, and OpenBLAS's idle threads spin; they took 14 % of a CPU batch's time
+    env["OPENBLAS_NUM_THREADS"] = "1"
     return env
 
 

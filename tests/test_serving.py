@@ -283,3 +283,20 @@ def test_the_real_worker_serving_job_after_job_gives_each_submission_its_own_ver
     assert started == ["cpu"]  # one child graded all three
     assert {status for checks in served[1:2] for _, status, _ in checks} & {"failed"}
     assert all(status == "passed" for _, status, _ in served[0] + served[2])
+
+
+def test_grading_children_run_numpys_blas_on_one_thread() -> None:
+    # one grading per core already: OpenBLAS's own threads only spin (14 % of a CPU batch)
+    child = children.spawn(
+        "none",
+        {},
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; sys.exit(0 if os.environ.get('OPENBLAS_NUM_THREADS') == '1' else 7)",
+        ],
+    )
+    try:
+        assert child.process.wait(timeout=60) == 0
+    finally:
+        child.close()
