@@ -175,7 +175,7 @@ class _Pool:
         its CUDA context exits through the driver's teardown of that context, which the
         grading's next check (in a fresh child) need not wait for. Its sandbox user stays taken
         until it has ended (the replacement gets another); `close` waits for them all."""
-        thread = threading.Thread(target=spawned.close, name="grader-retire", daemon=True)
+        thread = threading.Thread(target=spawned.close, name="grader-retire")
         thread.start()
         with self._lock:
             self._retiring = [t for t in self._retiring if t.is_alive()]
@@ -185,10 +185,12 @@ class _Pool:
         with self._lock:
             idle, self._idle = self._idle, []
             retiring, self._retiring = self._retiring, []
-        for spawned in idle:
-            spawned.close()
-        for thread in retiring:
-            thread.join()
+        try:
+            for spawned in idle:
+                spawned.close()
+        finally:
+            for thread in retiring:
+                thread.join()
 
 
 _pool: _Pool | None = None
@@ -239,8 +241,8 @@ def finished(spawned: Spawned, reusable: bool) -> None:
         pool.put(spawned)
         return
     if spawned.serving and pool is not None:
+        pool.retire(spawned)  # first: a replacement that cannot start leaves nothing running
         pool.put(spawn(spawned.backend, spawned.env, spawned.command, serving=True), fresh=True)
-        pool.retire(spawned)
     else:
         spawned.close()
 

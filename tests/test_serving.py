@@ -5,6 +5,7 @@ tests/test_gpu.py."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import replace
@@ -162,6 +163,40 @@ def test_a_grading_does_not_wait_for_a_child_that_cannot_serve_on_to_exit(
     assert waited < 30, f"the grading waited {waited:.0f} s for the child's 60 s exit"
     assert _pid(after[0]) != _pid(lost[0])
     assert not Path(f"/proc/{_pid(lost[0])}").exists() or _zombie(_pid(lost[0]))
+
+
+def test_a_child_whose_replacement_cannot_start_is_still_ended(
+    server: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_spawn = children.spawn
+    with serving():
+        lost = _grade("context", server)  # started its child, ended it, started a replacement
+        monkeypatch.setattr(children, "spawn", _refused)
+        with pytest.raises(OSError, match="no more processes"):
+            _grade("slow exit", server)  # its child's replacement cannot start
+        monkeypatch.setattr(children, "spawn", real_spawn)
+    assert not Path(f"/proc/{_pid(lost[0])}").exists() or _zombie(_pid(lost[0]))
+    for pid in _server_pids():
+        assert _zombie(pid), f"a child of the batch is still running: {pid}"
+
+
+def _refused(*args: Any, **kwargs: Any) -> children.Spawned:
+    raise OSError("no more processes")
+
+
+def _server_pids() -> list[int]:
+    """This process's stand-in children (not another test worker's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if b"fake_server.py" in command and parent == os.getpid():
+                found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture

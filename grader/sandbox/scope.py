@@ -44,10 +44,12 @@ class Scope:
         return self.slot is None or not identity.processes_of(self.slot.uid, zombies=True)
 
     def close(self) -> None:
-        if self.slot is not None:
-            self.slot.release()
-            self.slot = None
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        try:
+            if self.slot is not None:
+                self.slot.release()
+                self.slot = None
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
