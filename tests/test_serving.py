@@ -24,6 +24,7 @@ from grader.job import Job
 from grader.results import CheckKind
 from grader.sandbox import identity
 from grader.source import read_source
+from tests.processes import command, descendants
 
 PLANNED = [PlannedCheck(f"check {i}", CheckKind.CORRECTNESS, 1.0) for i in range(2)]
 
@@ -186,17 +187,7 @@ def _refused(*args: Any, **kwargs: Any) -> children.Spawned:
 
 def _server_pids() -> list[int]:
     """This process's stand-in children (not another test worker's)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes()
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            if b"fake_server.py" in command and parent == os.getpid():
-                found.append(int(entry.name))
-    return found
+    return [pid for pid in descendants(os.getpid()) if b"fake_server.py" in command(pid)]
 
 
 @pytest.fixture
