@@ -103,10 +103,16 @@ def main() -> int:
     print("\n".join(lines))
     if "--write" in sys.argv:
         rows = [
-            row(label, seconds, "s", floor=floor, floor_is=ROWS[0][0])
+            row(
+                label,
+                seconds,
+                "s",
+                floor=floor,
+                floor_is=ROWS[0][0],
+                target=TARGET_S if label == ROWS[-1][0] else None,
+            )
             for label, seconds in best.items()
         ]
-        rows[-1] = row(ROWS[-1][0], whole, "s", floor=floor, floor_is=ROWS[0][0], target=TARGET_S)
         rows.append(
             row(
                 cold_label,
