@@ -32,6 +32,11 @@ class Expectation:
     kind: str
     text: str
 
+    def shown_by(self, kind: str, text: str) -> bool:
+        """Whether a failed result of `kind` whose message (with any hints) is `text` bears
+        this expectation out."""
+        return kind == self.kind and self.text.lower() in text.lower()
+
 
 @dataclass(frozen=True)
 class VariantHeader:
@@ -85,8 +90,7 @@ def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdi
         return "ok", f"rejected by {failed[0].name}"
     for expectation in header.expectations:
         for check in failed:
-            haystack = "\n".join([check.message, *report.hints]).lower()
-            if check.kind == expectation.kind and expectation.text.lower() in haystack:
+            if expectation.shown_by(check.kind, "\n".join([check.message, *report.hints])):
                 return "ok", f"rejected by {check.name}"
     wanted = " or ".join(f'{e.kind} "{e.text}"' for e in header.expectations)
     return "wrong", f"rejected, but not for the declared reason ({wanted}); first: {failed[0].name}"

@@ -13,6 +13,7 @@ from grader.checks.kinds.compile import COMPILE_CHECK
 from grader.checks.registry import checks_for, plan
 from grader.course import Exercise
 from grader.errors import GraderError
+from grader.expectations import Expectation
 from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
@@ -61,14 +62,16 @@ def grade(
     answers: Path | None = None,
     env: dict[str, str] | None = None,
     first_failure_stops: bool = False,
+    stop_at: tuple[Expectation, ...] = (),
     progress: Progress = lambda what: None,
     selection: str = "",
 ) -> Report:
     """Grade `source` for `exercise`: every check of its spec, each with a verdict (the rest
-    skipped after the first that fails, with `first_failure_stops`)."""
+    skipped after the first that fails, with `first_failure_stops`, or after the first failure
+    that bears out one of `stop_at`)."""
     started = start_grading(
         exercise, source, seed=seed, backend=backend, keep_dir=keep_dir, answers=answers,
-        env=env, first_failure_stops=first_failure_stops, progress=progress,
+        env=env, first_failure_stops=first_failure_stops, stop_at=stop_at, progress=progress,
         selection=selection,
     )  # fmt: skip
     return started if isinstance(started, Report) else started.finish()
@@ -103,6 +106,7 @@ def start_grading(
     answers: Path | None = None,
     env: dict[str, str] | None = None,
     first_failure_stops: bool = False,
+    stop_at: tuple[Expectation, ...] = (),
     progress: Progress = lambda what: None,
     selection: str = "",
     defer_timing: bool = False,
@@ -128,6 +132,7 @@ def start_grading(
         answers_error=answers_error,
         env=dict(env or {}),
         first_failure_stops=first_failure_stops,
+        stop_at=stop_at,
         selection=selection,
         defer_timing=defer_timing,
     )

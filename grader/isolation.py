@@ -84,8 +84,9 @@ def advance(
     graded.deferred = False
     results = graded.results
     while len(results) < len(planned):
-        failed = any(r.status in ("failed", "error") for r in results.values())
-        job_now = replace(job, done=tuple(results), any_failed=failed)
+        failed = [r for r in results.values() if r.status in ("failed", "error")]
+        found = any(job.bears_out(r.kind, r.message) for r in failed)
+        job_now = replace(job, done=tuple(results), any_failed=bool(failed), reason_found=found)
         run = run_child(job_now, time_limit, command, progress)
         if run.interrupted:
             raise GradingStoppedError("stopped before it finished")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.expectations import Expectation
+
 
 @dataclass(frozen=True)
 class Job:
@@ -34,6 +36,11 @@ class Job:
     """Set in the child before any GPU work (a batch lane's GPU and lock)."""
     first_failure_stops: bool = False
     """After the first result that fails (or errs), nothing else runs (`grader check -x`)."""
+    stop_at: tuple[Expectation, ...] = ()
+    """After the first failed result that bears out one of these, nothing else runs (validate
+    grading a known-wrong variant: its declared reason is found)."""
+    reason_found: bool = False
+    """Whether a result reported by an earlier child bore out one of `stop_at`."""
     selection: str = ""
     """`grader check -k EXPR`: only the results whose names it matches run ('' for all)."""
     defer_timing: bool = False
@@ -45,4 +52,9 @@ class Job:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Job:
-        return cls(**{**data, "done": tuple(data["done"])})
+        stop_at = tuple(Expectation(**e) for e in data["stop_at"])
+        return cls(**{**data, "done": tuple(data["done"]), "stop_at": stop_at})
+
+    def bears_out(self, result_kind: str, message: str) -> bool:
+        """Whether a failed result of this kind and message is one `stop_at` looks for."""
+        return any(e.shown_by(result_kind, message) for e in self.stop_at)

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from grader.checks.base import STOPPED_AT_FIRST_FAILURE
@@ -20,6 +21,7 @@ from grader.expectations import (
     read_header,
 )
 from grader.grading import default_answers, grade
+from grader.results import Report
 from grader.source import read_source
 
 
@@ -58,23 +60,21 @@ def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) ->
     # grading judges: here only what the answers are graded against runs
     selection = "not correctness" if answers_variant else ""
     # A file that must fail is graded up to its first failure, which is usually the declared
-    # reason; where it is not (the reason comes later, or in a hint across every case), the
-    # whole grading decides.
-    for first_failure_stops in (True, False):
-        report = grade(
-            exercise,
-            source,
-            seed=seed,
-            backend=backend,
-            answers=answers,
-            first_failure_stops=first_failure_stops,
-            selection=selection,
-        )
-        verdict, detail = judge_rejection(report, header)
-        stopped = any(c.message == STOPPED_AT_FIRST_FAILURE for c in report.checks)
-        if verdict == "ok" or not stopped:
-            break
+    # reason (in its message, or in a hint the failure brings). Where it is not, it is graded
+    # again up to the first failure whose message bears the reason out, or in full where none
+    # does (the reason is a hint across every case, or missing): the whole grading decides.
+    graded = partial(
+        grade, exercise, source, seed=seed, backend=backend, answers=answers, selection=selection
+    )
+    report = graded(first_failure_stops=True)
+    verdict, detail = judge_rejection(report, header)
+    if verdict != "ok" and header is not None and _stopped(report):
+        verdict, detail = judge_rejection(graded(stop_at=header.expectations), header)
     return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+
+
+def _stopped(report: Report) -> bool:
+    return any(c.message == STOPPED_AT_FIRST_FAILURE for c in report.checks)
 
 
 def _only_timing_catches(header: VariantHeader) -> bool:

@@ -9,11 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.checks.base import PlannedCheck
+from grader.expectations import Expectation
 from grader.isolation import run_isolated
 from grader.job import Job
 from tests.conftest import ROOT
@@ -49,8 +51,11 @@ for i in range(4):
         os._exit(134)
     result = {"name": name, "kind": "correctness", "status": "passed", "score": 1.0,
               "max_score": 1.0, "message": f"ok from pid {os.getpid()}", "symptoms": []}
+    if mode == "reason":  # check 0 fails for the reason sought; a later child says what it knew
+        result["status"] = "failed" if i == 0 else "passed"
+        result["message"] = "reads outside A or B" if i == 0 else str(job["reason_found"])
     send({"event": "result", "result": result})
-    if i == 0 and mode == "context":
+    if i == 0 and mode in ("context", "reason"):
         sys.exit(3)
 """
 
@@ -120,6 +125,17 @@ def test_a_child_that_exits_after_a_lost_context_is_replaced(fake_worker: Path) 
     assert [r.status for r in results] == ["passed"] * 4
     pids = {r.message for r in results}
     assert len(pids) == 2  # check 0 from the first child, the rest from a second one
+
+
+def test_a_fresh_child_hears_that_an_earlier_one_found_the_reason_validate_seeks(
+    fake_worker: Path,
+) -> None:
+    job = replace(JOB, stop_at=(Expectation("correctness", "outside A or B"),))
+    fake = [sys.executable, str(fake_worker), "reason"]
+    _, results, _ = run_isolated(job, PLANNED, 10.0, fake)
+    assert [r.message for r in results[1:]] == ["True"] * 3  # and so it would stop at once
+    _, results, _ = run_isolated(replace(job, stop_at=()), PLANNED, 10.0, fake)
+    assert [r.message for r in results[1:]] == ["False"] * 3
 
 
 def _running_the_kernel(grader: subprocess.Popen[bytes]) -> tuple[list[int], list[int]]:

@@ -63,6 +63,7 @@ class Exit:
 
 
 STOPPED_AT_FIRST_FAILURE = "not run: stopped at the first failure (-x)"
+STOPPED_AT_REASON = "not run: stopped at the failure the file declares (validate)"
 
 Outcome = Halt | Exit | None
 """None: carry on with the next check."""
@@ -131,6 +132,11 @@ class Context:
         """Why nothing more runs, where the job stops at its first failure and one came."""
         if self.job.first_failure_stops and self.any_failed:
             return Halt(STOPPED_AT_FIRST_FAILURE)
+        if self.job.reason_found or any(
+            r.status in ("failed", "error") and self.job.bears_out(r.kind, r.message)
+            for r in self.reported
+        ):
+            return Halt(STOPPED_AT_REASON)
         return None
 
     def keep_dir(self) -> Path:
