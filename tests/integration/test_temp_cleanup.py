@@ -1,7 +1,9 @@
 """Nothing is left in the temporary area after a grading, however it ends: its grading child
 killed at a random moment (as a time limit kills it), or the grader itself killed (whatever it
 left, the next grader removes). Each run grades ex1's solution on the CPU backend with TMPDIR set
-to a folder of the test's own, and counts what is left there."""
+to a folder of the test's own, and counts what is left there. The course is the small copy
+(tests/conftest.py), so a grading takes a couple of seconds and the random moments fall within
+it: while the child starts, compiles, builds and launches."""
 
 from __future__ import annotations
 
@@ -32,10 +34,11 @@ pytestmark = [
 KERNEL = ROOT / "solutions/ex1-non-square/kernel.cu"
 
 
-def _start(area: Path) -> subprocess.Popen[str]:
+def _start(area: Path, course: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(area)}
     env.setdefault("GRADER_CACHE_DIR", str(ROOT / ".grader-cache"))
-    command = [sys.executable, "-m", "grader", "check", "ex1", "--backend", "cpu"]
+    command = [sys.executable, "-m", "grader", "--course", str(course), "check", "ex1"]
+    command += ["--backend", "cpu"]
     return subprocess.Popen(
         [*command, "--file", str(KERNEL), "--json"],
         cwd=ROOT,
@@ -58,14 +61,16 @@ def _left(area: Path) -> list[str]:
     return sorted(p.name for p in area.iterdir())
 
 
-def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path) -> None:
+def test_a_grading_child_killed_at_random_moments_leaves_nothing(
+    tmp_path: Path, small_course: Path
+) -> None:
     pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
     delays, kills = [], 0
-    for attempt in range(3):
+    for attempt in range(4):
         area = tmp_path / f"area-{attempt}"
         area.mkdir()
-        grader = _start(area)
-        delays.append(pick.uniform(0.5, 6.0))
+        grader = _start(area, small_course)
+        delays.append(pick.uniform(0.3, 1.5))
         time.sleep(delays[-1])  # the random moment is what is tested
         children = grading_children(grader.pid)
         for child in children:
@@ -77,20 +82,22 @@ def test_a_grading_child_killed_at_random_moments_leaves_nothing(tmp_path: Path)
     assert kills, f"no grading child was running at {delays} s"
 
 
-def test_what_a_killed_grader_leaves_the_next_one_removes(tmp_path: Path) -> None:
+def test_what_a_killed_grader_leaves_the_next_one_removes(
+    tmp_path: Path, small_course: Path
+) -> None:
     pick = random.Random(os.environ.get("GRADER_TEST_SEED", "15"))
     area = tmp_path / "area"
     area.mkdir()
     delays = []
     for _ in range(2):
-        grader = _start(area)
-        delays.append(pick.uniform(1.0, 6.0))
+        grader = _start(area, small_course)
+        delays.append(pick.uniform(0.3, 1.2))
         time.sleep(delays[-1])
         for child in grading_children(grader.pid):
             os.killpg(child, signal.SIGKILL)  # the grader and its child: nothing cleans up
         grader.kill()
         grader.communicate(timeout=60)
-    last = _start(area)
+    last = _start(area, small_course)
     out, err = last.communicate(timeout=600)
     assert last.returncode == 0, out[-3000:] + err[-2000:]
     assert _left(area) == [], f"killed after {delays}: {_left(area)}"
