@@ -129,7 +129,8 @@ class Context:
 
     @property
     def stopping(self) -> Halt | None:
-        """Why nothing more runs, where the job stops at its first failure and one came."""
+        """Why nothing more runs: the job stops at its first failure and one came, or at the
+        failure validate looks for (Job.stop_at) and it came, here or in an earlier child."""
         if self.job.first_failure_stops and self.any_failed:
             return Halt(STOPPED_AT_FIRST_FAILURE)
         if self.job.reason_found or any(
