@@ -76,7 +76,7 @@ def _gpu_only_skipped(report: Report) -> list[str]:
 
 def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdict, str]:
     """Was a kernel that must fail rejected (for the declared reason, if one is declared)?"""
-    failed = [c for c in report.checks if c.status in ("failed", "error")]
+    failed = [c for c in report.checks if c.failed_or_errored]
     gpu_only = set(_gpu_only_skipped(report))
     gpu_kinds = {c.kind for c in report.checks if c.name in gpu_only}
     expected_kinds = {e.kind for e in header.expectations} if header else set()
@@ -98,7 +98,7 @@ def judge_rejection(report: Report, header: VariantHeader | None) -> tuple[Verdi
 
 def judge_acceptance(report: Report) -> tuple[Verdict, str]:
     """Did a kernel that must pass pass every check, none skipped?"""
-    failed = [c for c in report.checks if c.status in ("failed", "error")]
+    failed = [c for c in report.checks if c.failed_or_errored]
     if failed:
         return "wrong", f"{failed[0].name}: {failed[0].message.splitlines()[0]}"
     gpu_only = _gpu_only_skipped(report)

@@ -84,7 +84,7 @@ def advance(
     graded.deferred = False
     results = graded.results
     while len(results) < len(planned):
-        failed = [r for r in results.values() if r.status in ("failed", "error")]
+        failed = [r for r in results.values() if r.failed_or_errored]
         found = any(job.bears_out(r.kind, r.message) for r in failed)
         job_now = replace(job, done=tuple(results), any_failed=bool(failed), reason_found=found)
         run = run_child(job_now, time_limit, command, progress)

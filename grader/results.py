@@ -97,6 +97,11 @@ class CheckResult:
         object.__setattr__(self, "symptoms", tuple(bounded_name(s) for s in self.symptoms))
 
     @property
+    def failed_or_errored(self) -> bool:
+        """Failed, or could not finish: what stops `-x` and keeps a kernel from being timed."""
+        return self.status in ("failed", "error")
+
+    @property
     def needs_a_gpu(self) -> bool:
         """Skipped for want of a GPU: its points are not graded here, not lost."""
         return self.status == "skipped" and self.message.startswith(NEEDS_GPU)

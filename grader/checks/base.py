@@ -125,7 +125,7 @@ class Context:
     @property
     def any_failed(self) -> bool:
         """Whether any check so far (here or in an earlier child) failed or could not finish."""
-        return self.job.any_failed or any(r.status in ("failed", "error") for r in self.reported)
+        return self.job.any_failed or any(r.failed_or_errored for r in self.reported)
 
     @property
     def stopping(self) -> Halt | None:
@@ -134,8 +134,7 @@ class Context:
         if self.job.first_failure_stops and self.any_failed:
             return Halt(STOPPED_AT_FIRST_FAILURE)
         if self.job.reason_found or any(
-            r.status in ("failed", "error") and self.job.bears_out(r.kind, r.message)
-            for r in self.reported
+            r.failed_or_errored and self.job.bears_out(r.kind, r.message) for r in self.reported
         ):
             return Halt(STOPPED_AT_REASON)
         return None

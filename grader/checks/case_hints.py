@@ -122,7 +122,7 @@ def ignored_tile_size_hint(
     TILE_SIZE; with the source, the lines that hold that size."""
     ran = {build: results for build, results in by_build.items() if build}
     passing = [b for b, rs in ran.items() if all(r.status == "passed" for r in rs)]
-    failing = [b for b, rs in ran.items() if any(r.status in ("failed", "error") for r in rs)]
+    failing = [b for b, rs in ran.items() if any(r.failed_or_errored for r in rs)]
     if not passing or not failing:
         return None
     fails = ", ".join(_build_failure(build, ran[build]) for build in failing)
