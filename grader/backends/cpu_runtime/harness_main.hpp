@@ -8,21 +8,51 @@
 // CHECKED = 1: A, B and C are copied into buffers of exactly their size, so that AddressSanitizer
 // reports any access past them; their addresses go to stderr for the grader to name them.
 #include <fcntl.h>
+#if GG_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace gg_harness {
 
-struct Floats {
-    float *data = nullptr;
-    std::size_t size = 0;
+// A, B and C as the grader sent them (guards included), one after another in one mapping, each
+// at a 512-byte boundary as a GPU's memory pool places allocations made in a row, with an
+// inaccessible page before A and after C. A kernel that reads far past A reads B and C, the
+// grader's values, never the program's own heap: its pointers read as subnormal floats, slow to
+// compute with (a launch took 6.8 s instead of 1.5 s), and they differ from run to run. One that
+// runs out of the mapping faults at once.
+struct Inputs {
+    char *mapping = nullptr;
+    std::size_t mapped = 0;
+    float *data[3] = {nullptr, nullptr, nullptr};
+    std::size_t size[3] = {0, 0, 0};
 };
 
-inline Floats read_floats(std::size_t size) {
-    Floats out;
-    out.size = size;
-    out.data = static_cast<float *>(std::malloc(size * sizeof(float) + 1));
-    if (!out.data) ::gg::fail("harness: out of memory for the inputs");
-    if (std::fread(out.data, sizeof(float), size, stdin) != size) ::gg::fail("harness: short read");
-    return out;
+inline std::size_t round_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
+
+inline Inputs read_inputs(const std::size_t (&sizes)[3]) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    std::size_t body = 0;
+    for (const std::size_t size : sizes) body += round_up(size * sizeof(float), 512);
+    body = round_up(body, page);
+    Inputs in;
+    in.mapped = body + 2 * page;
+    void *mapping = mmap(nullptr, in.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) ::gg::fail("harness: out of memory for the inputs");
+    in.mapping = static_cast<char *>(mapping);
+    if (mprotect(in.mapping, page, PROT_NONE) != 0 || mprotect(in.mapping + page + body, page, PROT_NONE) != 0)
+        ::gg::fail("harness: cannot fence the inputs");
+#if GG_ASAN
+    // the address range may have held an earlier launch's fiber stacks, still poisoned
+    ASAN_UNPOISON_MEMORY_REGION(in.mapping + page, body);
+#endif
+    char *at = in.mapping + page;
+    for (int i = 0; i < 3; ++i) {
+        in.data[i] = reinterpret_cast<float *>(at);
+        in.size[i] = sizes[i];
+        if (std::fread(in.data[i], sizeof(float), sizes[i], stdin) != sizes[i]) ::gg::fail("harness: short read");
+        at += round_up(sizes[i] * sizeof(float), 512);
+    }
+    return in;
 }
 
 inline void write_all(int fd, const void *data, std::size_t bytes) {
@@ -71,11 +101,11 @@ inline void run_one(char **argv, int reply) {
     cpu.rlim_cur = allowed < cpu.rlim_max ? allowed : cpu.rlim_max;
     setrlimit(RLIMIT_CPU, &cpu);
 
-    Floats a = read_floats(std::strtoull(argv[13], nullptr, 10));
-    Floats b = read_floats(std::strtoull(argv[14], nullptr, 10));
-    Floats c = read_floats(std::strtoull(argv[15], nullptr, 10));
+    const std::size_t sizes[3] = {std::strtoull(argv[13], nullptr, 10), std::strtoull(argv[14], nullptr, 10),
+                                  std::strtoull(argv[15], nullptr, 10)};
+    Inputs in = read_inputs(sizes);
     const std::size_t sa = std::size_t(m) * k, sb = std::size_t(k) * n, sc = std::size_t(m) * n;
-    float *A = a.data + guard, *B = b.data + guard, *C = c.data + guard;
+    float *A = in.data[0] + guard, *B = in.data[1] + guard, *C = in.data[2] + guard;
     float *exact_a = nullptr, *exact_b = nullptr, *exact_c = nullptr;
     if (checked) {
         exact_a = static_cast<float *>(std::malloc(sa * sizeof(float)));
@@ -93,21 +123,17 @@ inline void run_one(char **argv, int reply) {
     Arguments arguments{A, B, C, m, k, n};
     ::gg::launch(grid, block, 0, order, seed, run_kernel, &arguments);
     if (checked) {
-        std::memcpy(a.data + guard, exact_a, sa * sizeof(float));
-        std::memcpy(b.data + guard, exact_b, sb * sizeof(float));
-        std::memcpy(c.data + guard, exact_c, sc * sizeof(float));
+        std::memcpy(in.data[0] + guard, exact_a, sa * sizeof(float));
+        std::memcpy(in.data[1] + guard, exact_b, sb * sizeof(float));
+        std::memcpy(in.data[2] + guard, exact_c, sc * sizeof(float));
     }
     std::fflush(stderr);
     write_all(reply, "ok\n", 3);
-    write_all(reply, a.data, a.size * sizeof(float));
-    write_all(reply, b.data, b.size * sizeof(float));
-    write_all(reply, c.data, c.size * sizeof(float));
+    for (int i = 0; i < 3; ++i) write_all(reply, in.data[i], in.size[i] * sizeof(float));
     std::free(exact_a);
     std::free(exact_b);
     std::free(exact_c);
-    std::free(a.data);
-    std::free(b.data);
-    std::free(c.data);
+    munmap(in.mapping, in.mapped);
 }
 
 }  // namespace gg_harness
