@@ -4,6 +4,7 @@ for the reason it declares (grader/expectations.py judges each report)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from grader.expectations import (
 from grader.grading import default_answers, grade
 from grader.results import Report
 from grader.source import read_source
+from grader.validation_order import longest_first, record, recorded
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,9 @@ def validate_exercises(
     on_judged: Callable[[Item, int, int], None] = lambda item, done, total: None,
 ) -> list[Item]:
     """Grade every solution, stub and known-wrong variant, `jobs` at a time (in grading children
-    that take file after file), and judge each against what it must do; `on_judged(item, done,
-    total)` hears of each as it is judged."""
+    that take file after file) and the longest first, and judge each against what it must do;
+    `on_judged(item, done, total)` hears of each as it is judged. The items come back in the
+    course's order."""
     work: list[tuple[Exercise, str, Path]] = []
     for exercise in exercises:
         work.append((exercise, "solution", exercise.solution))
@@ -99,21 +102,30 @@ def validate_exercises(
         for variant in exercise.wrong_variants:
             read_header(variant)  # a variant without a valid header stops validation at once
             work.append((exercise, "wrong", variant))
+    keys = [f"{backend} {path.relative_to(e.directory.parent.parent)}" for e, _, path in work]
     done = 0
+    took: dict[str, float] = {}
     lock = threading.Lock()
 
-    def judged(w: tuple[Exercise, str, Path]) -> Item:
+    def judged(index: int) -> Item:
         nonlocal done
-        item = judge(w[0], w[1], w[2], seed, backend)
+        start = time.monotonic()
+        item = judge(*work[index], seed, backend)
         with lock:
             done += 1
+            took[keys[index]] = time.monotonic() - start
             on_judged(item, done, len(work))
         return item
 
-    # each grading child takes file after file (its start-up was a third of a small item's time)
+    # the longest gradings first (as long as they took the last time), so that none is left
+    # running alone at the end; each grading child takes file after file (its start-up was a
+    # third of a small item's time)
+    order = longest_first(keys, recorded())
     with serving(), ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         warm(backend, {}, max(1, jobs))
-        return list(pool.map(judged, work))
+        found = dict(zip(order, pool.map(judged, order), strict=True))
+    record(took)
+    return [found[index] for index in range(len(work))]
 
 
 def settled(items: Sequence[Item]) -> bool:
