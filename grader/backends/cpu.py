@@ -42,9 +42,11 @@ _ORDERS = ("ascending", "descending", "shuffled")
 # The loop length is not K alone: a correct kernel may walk a padded range (a fixed 1024 /
 # TILE_SIZE steps with bounds checks, say), which costs a GPU nothing and the CPU a lot. It is
 # CPU time, so a loaded machine does not eat into it; an endless loop runs out of it. The base
-# covers a launch's fixed costs (fibers, sanitizer set-up): every solution passes with a base
-# of 0 (limits rounded up to whole seconds); 3 s keeps a wide margin and stops a hang sooner.
-_CPU_BASE_S = 3.0
+# covers a launch's fixed costs (fibers, sanitizer set-up: a whole 1x1x1 launch takes about
+# 0.01 s); 1 s leaves a wide margin and reports a hang in 1 to 2 s (the program counts from its
+# exact CPU time so far, and RLIMIT_CPU in whole seconds: a launch gets its allowance and less
+# than a second more).
+_CPU_BASE_S = 1.0
 _LOOP_FLOOR = 2048
 _PAD = 32
 _CHECKED_RATE = 10e6
@@ -112,7 +114,7 @@ def _failure(ended: ProgramEndedError, limit: float) -> KernelRuntimeError:
         "GRADER-CPU-ERROR" in stderr or "Sanitizer" in stderr
     ):
         return KernelRuntimeError(
-            f"did not finish within its CPU-time limit of {limit:.0f} s and was stopped (CPU "
+            f"did not finish within its CPU-time limit of {limit:.1f} s and was stopped (CPU "
             "time: the machine's load does not count): an endless loop, or a __syncthreads() "
             "that some threads never reach?",
             context_lost=False,

@@ -13,6 +13,7 @@ the launch's outputs on its stdout, and prints nothing else there (the kernel's 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import subprocess
@@ -101,7 +102,7 @@ class Session:
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         sizes = [str(x.size) for x in inputs]
-        request = " ".join([*fields, str(int(cpu_seconds + 0.999)), *sizes]) + "\n"
+        request = " ".join([*fields, str(math.ceil(cpu_seconds * 1000)), *sizes]) + "\n"
         outputs: list[FloatArray] = []
         try:
             process.stdin.write(request.encode())

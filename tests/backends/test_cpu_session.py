@@ -3,13 +3,16 @@ from launch to launch as on a GPU; a program that dies costs its launch only."""
 
 from __future__ import annotations
 
+import resource
+
 import numpy as np
 import pytest
 
 from grader.backends.base import KernelRuntimeError
 from grader.backends.compiler import CompiledKernel, compile_kernel
-from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
+from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain, cpu_seconds
 from grader.checks.correctness import make_launch
+from grader.sandbox.settings import SANDBOX_ENV
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
 
@@ -31,13 +34,28 @@ __global__ void count(const float *A, const float *B, float *C, int M, int K, in
 """
 
 
-def _backend() -> CpuBackend:
-    source = KernelSource(COUNTER, "count.cu")
-    compiled = compile_kernel(source, "count", {})
+SPIN = """
+__global__ void spin(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    volatile float x = A[0];
+    while (x < 1.0f) x = x * 0.5f;  // endless: A[0] is 0
+    C[0] = x;
+}
+"""
+
+
+def _backend(text: str = COUNTER, name: str = "count") -> CpuBackend:
+    source = KernelSource(text, f"{name}.cu")
+    compiled = compile_kernel(source, name, {})
     assert isinstance(compiled, CompiledKernel), compiled
     backend = CpuBackend()
     backend.prepare(source, compiled, {})
     return backend
+
+
+def _children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _launch(backend: CpuBackend, a0: float = 0.0) -> float:
@@ -77,3 +95,22 @@ def test_a_new_build_starts_afresh() -> None:
         assert _launch(backend) == 1.0
     finally:
         backend.close()
+
+
+def test_an_endless_launch_gets_its_cpu_time_allowance_and_less_than_a_second_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # RLIMIT_CPU counts whole seconds: the program sets it from its exact CPU time so far, so
+    # that the launch gets all of its allowance, and a hang is reported within a second of it.
+    # Unsandboxed, the program is this process's own child, whose CPU time it is told on reaping
+    monkeypatch.setenv(SANDBOX_ENV, "off")
+    allowance = cpu_seconds(1, 1, 1)
+    backend = _backend(SPIN, "spin")
+    try:
+        before = _children_cpu_s()
+        with pytest.raises(KernelRuntimeError, match=f"CPU-time limit of {allowance:.1f} s"):
+            _launch(backend)
+        used = _children_cpu_s() - before  # the program's start-up, and the launch
+    finally:
+        backend.close()
+    assert allowance <= used < allowance + 1.5

@@ -2,7 +2,7 @@
 // launch with the given geometry and thread order, sends the buffers back, and waits for the
 // next request. Everything goes through the pipes the grader holds, never through files (which
 // the kernel's process could replace with links to host files). A request is one line on stdin,
-//   M K N GUARD GRID_X GRID_Y BLOCK_X BLOCK_Y ORDER SEED CHECKED CPU_SECONDS SIZE_A SIZE_B SIZE_C
+//   M K N GUARD GRID_X GRID_Y BLOCK_X BLOCK_Y ORDER SEED CHECKED CPU_MS SIZE_A SIZE_B SIZE_C
 // followed by A, B and C (SIZE_* float32 values each, guards included); the reply, on the
 // program's original stdout, is "ok\n" followed by A, B and C as they are after the launch.
 // CHECKED = 1: A, B and C are copied into buffers of exactly their size, so that AddressSanitizer
@@ -91,13 +91,16 @@ inline void run_one(char **argv, int reply) {
     const unsigned seed = static_cast<unsigned>(std::strtoul(argv[10], nullptr, 10));
     const bool checked = std::atoi(argv[11]) != 0;
 
-    // CPU time: this launch's allowance on top of what the earlier ones used (SIGXCPU past it)
+    // CPU time: this launch's allowance (CPU_MS milliseconds) on top of what the earlier ones
+    // used, rounded up to the whole second RLIMIT_CPU counts in (SIGXCPU past it)
     rusage used{};
     getrusage(RUSAGE_SELF, &used);
     rlimit cpu{};
     getrlimit(RLIMIT_CPU, &cpu);
-    const rlim_t spent = static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec);
-    const rlim_t allowed = spent + static_cast<rlim_t>(std::strtoul(argv[12], nullptr, 10));
+    const double spent = double(used.ru_utime.tv_sec + used.ru_stime.tv_sec) +
+                         double(used.ru_utime.tv_usec + used.ru_stime.tv_usec) / 1e6;
+    const double allowance = double(std::strtoul(argv[12], nullptr, 10)) / 1000.0;
+    const auto allowed = static_cast<rlim_t>(std::ceil(spent + allowance));
     cpu.rlim_cur = allowed < cpu.rlim_max ? allowed : cpu.rlim_max;
     setrlimit(RLIMIT_CPU, &cpu);
 
