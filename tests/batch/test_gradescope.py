@@ -82,6 +82,9 @@ def test_the_package_holds_setup_run_and_the_course_without_solutions(tmp_path: 
         run = zipped.getinfo("run_autograder")
         assert stat.S_IMODE(run.external_attr >> 16) & 0o111
         assert "--exercise ex4" in zipped.read("run_autograder").decode()
+        # the grader's bytecode is built into the image, not in every submission's container
+        setup = zipped.read("setup.sh").decode().splitlines()
+        assert "/autograder/venv/bin/python -m compileall -q /autograder/source/grader" in setup
     assert "setup.sh" in names and "course.yaml" in names and "grader/cli.py" in names
     assert not any(n.startswith("solutions/") for n in names)
     again = run_grader(["gradescope-package", str(target)])
