@@ -64,8 +64,10 @@ def run(
         hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
         lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
         jobs = jobs or default_jobs(lanes)
-        # on GPU lanes, the grading children start now, while the submissions are read
-        children.enter_context(lane_children(lanes, jobs, backend))
+        # the grading children start now, while the submissions are read; in a folder graded
+        # before (--resume, --student), once it is known that something is left to grade
+        if not done:
+            children.enter_context(lane_children(lanes, jobs, backend))
         found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
         for note in notes:
             console.note(note)
@@ -84,6 +86,8 @@ def run(
         store.record_view({**earlier, "exercises": graded})
         secret = load_or_create(out)
         work = select_work(found, students, done)
+        if done and work.todo:
+            children.enter_context(lane_children(lanes, jobs, backend))
         store.record_submitters({s.student: s.submitters for s in found if s.submitters})
         for student, exercise in store.set_aside(work.absent):
             console.note(f"{student}: {exercise} is no longer handed in: its result is set aside")
