@@ -39,6 +39,7 @@ from grader.backends.cpu_unit import (
     baseline_symbols,
     build_flags,
     build_macros,
+    kernel_symbols,
     symbols_command,
     unit_text,
 )
@@ -132,7 +133,7 @@ def build(
         unit.write_text(unit_text(text, symbol))
         baseline = baseline_symbols(toolchain)
         todo = [p for p in wanted if not p.path.is_file()]
-        _compile(unit, todo, source.display_name, baseline)
+        _compile(unit, todo, source.display_name, baseline, kernel_symbols(symbol))
     program_cache.evict()
     return Build(fast, checked, time.monotonic() - started, cached=False)
 
@@ -165,7 +166,11 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
 
 
 def _compile(
-    unit: Path, programs: list[Program], display_name: str, baseline: cpu_symbols.Symbols
+    unit: Path,
+    programs: list[Program],
+    display_name: str,
+    baseline: cpu_symbols.Symbols,
+    kernel: tuple[str, ...],
 ) -> None:
     """Run g++ for each program side by side, in the sandbox: g++ and its assembler read files
     named in the source (an `.incbin` spelled through a macro, say), and what they read would end
@@ -212,6 +217,8 @@ def _compile(
             continue
         if made is None:  # the unit as read for its symbols
             failure = failure or cpu_symbols.trespass(output, baseline, display_name) or ""
+            if not cpu_symbols.defines_any(output, kernel):  # the harness reaches it weakly
+                failure = failure or "g++ built no kernel of the symbol NVRTC gave it"
             continue
         built.append((output, made.path))
     if not failure:

@@ -88,6 +88,16 @@ def read(program: Path) -> Symbols:
     return Symbols(init_bytes, frozenset(defined), frozenset(imported))
 
 
+def defines_any(program: Path, names: tuple[str, ...]) -> bool:
+    """Whether `program` defines one of these symbols (as the linker names them)."""
+    listing = subprocess.run(
+        ["nm", "--defined-only", str(program)], capture_output=True, text=True, timeout=60,
+        check=True,
+    ).stdout  # fmt: skip
+    defined = {line.split()[-1] for line in listing.splitlines() if len(line.split()) == 3}
+    return any(name in defined for name in names)
+
+
 def trespass(program: Path, baseline: Symbols, display_name: str) -> str | None:
     """Why the student's part of `program` reaches outside its kernel, None when it does not."""
     mine = read(program)

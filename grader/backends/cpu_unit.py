@@ -93,13 +93,32 @@ BASELINE = KernelSource(
 _BASELINE_SYMBOL = "_Z11gg_baselinePKfS0_Pfiii"
 
 
+def kernel_symbols(symbol: str) -> tuple[str, ...]:
+    """The names g++ may give the kernel NVRTC lowers to `symbol`: that one, and where the file
+    declares the kernel `static`, the internal-linkage one (`_ZL...`), which NVRTC does not use."""
+    return (symbol, f"_ZL{symbol[2:]}") if re.match(r"_Z\d", symbol) else (symbol,)
+
+
+_ARGUMENTS = "const float *, const float *, float *, int, int, int"
+
+
 def unit_text(text: str, symbol: str) -> str:
+    """The student's kernel is reached by its symbol, weakly: a `static __global__` kernel has
+    another one in g++ (that it is there at all, cpu_build checks in the built unit)."""
+    names = kernel_symbols(symbol)
+    declarations = "".join(
+        f'extern "C" void gg_kernel_{i}({_ARGUMENTS}) __asm__("{name}") __attribute__((weak));\n'
+        for i, name in enumerate(names)
+    )
+    chosen = " : ".join(f"gg_kernel_{i}" for i in range(len(names)))
+    condition = "".join(f"gg_kernel_{i} ? " for i in range(len(names) - 1))
     return (
         PRELUDE
         + translate(text)
         + '\n#line 1 "grader-harness"\n'
-        + 'extern "C" void gg_kernel(const float *, const float *, float *, int, int, int)'
-        + f' __asm__("{symbol}");\n'
+        + declarations
+        + "static void gg_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
+        + f" {{\n    ({condition}{chosen})(a, b, c, m, k, n);\n}}\n"
         + '#include "harness_main.hpp"\n'
     )
 
