@@ -52,13 +52,17 @@ inputs and gives its outputs through pipes, and so has no file to write, on any 
 FILE_MAKING = (
     "creat", "mkdir", "mkdirat", "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat",
     "rename", "renameat", "renameat2", "truncate", "unlink", "unlinkat", "rmdir", "chmod",
-    "fchmodat", "chown", "lchown", "fchownat", "utime", "utimes", "utimensat", "futimesat",
-    "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+    "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes", "utimensat",
+    "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr",
     # through a descriptor it has (its stderr is a file of the grader's: fallocate would fill
     # the disk past the file-size limit), or memory of a file of its own
     "fallocate", "ftruncate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "memfd_create",
     "memfd_secret", "pidfd_open",
 )  # fmt: skip
+NEWER_FILE_MAKING = {"setxattrat": 463, "removexattrat": 466}
+"""Linux 6.13's *at forms of setxattr and removexattr, refused with FILE_MAKING; by number where
+libseccomp is too old to name them (2.5.4 is): numbers from 424 on are the same on every
+architecture."""
 TIOCSTI = 0x5412
 """The ioctl that pushes characters into a terminal's input (a TA's shell, say)."""
 
@@ -93,6 +97,11 @@ def _build(writes: bool) -> Any:
                 rules.add_rule(refuse, name)
             except (RuntimeError, ValueError, OSError):
                 continue
+        for name, number in NEWER_FILE_MAKING.items():
+            try:
+                rules.add_rule(refuse, name)
+            except (RuntimeError, ValueError, OSError):
+                rules.add_rule(refuse, number)
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")
         for flag in WRITE_FLAGS.values():
             rules.add_rule(refuse, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
