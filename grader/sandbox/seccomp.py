@@ -53,16 +53,16 @@ FILE_MAKING = (
     "creat", "mkdir", "mkdirat", "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat",
     "rename", "renameat", "renameat2", "truncate", "unlink", "unlinkat", "rmdir", "chmod",
     "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes", "utimensat",
-    "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+    "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat",
+    "removexattrat",
     # through a descriptor it has (its stderr is a file of the grader's: fallocate would fill
     # the disk past the file-size limit), or memory of a file of its own
     "fallocate", "ftruncate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "memfd_create",
     "memfd_secret", "pidfd_open",
 )  # fmt: skip
-NEWER_FILE_MAKING = {"setxattrat": 463, "removexattrat": 466}
-"""Linux 6.13's *at forms of setxattr and removexattr, refused with FILE_MAKING; by number where
-libseccomp is too old to name them (2.5.4 is): numbers from 424 on are the same on every
-architecture."""
+BY_NUMBER = {"setxattrat": 463, "removexattrat": 466}
+"""Calls newer than libseccomp may know (2.5.4 names neither of Linux 6.13's), refused by number:
+from 424 on, a call has the same number on every architecture."""
 TIOCSTI = 0x5412
 """The ioctl that pushes characters into a terminal's input (a TA's shell, say)."""
 
@@ -77,31 +77,29 @@ def _library() -> Any:
     return pyseccomp
 
 
+def _add_each(rules: Any, action: Any, names: tuple[str, ...]) -> None:
+    """A rule for each call: by name, else by number (BY_NUMBER), else none (a call this
+    kernel's architecture does not have)."""
+    for name in names:
+        try:
+            rules.add_rule(action, name)
+        except (RuntimeError, ValueError, OSError):
+            if name in BY_NUMBER:
+                rules.add_rule(action, BY_NUMBER[name])
+
+
 def _build(writes: bool) -> Any:
     seccomp = _library()
     refuse = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    for name in REFUSED:
-        try:
-            rules.add_rule(refuse, name)
-        except (RuntimeError, ValueError, OSError):
-            continue  # a call this kernel's architecture does not have
+    _add_each(rules, refuse, REFUSED)
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     for flag in NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # the kernel reads an ioctl's request as 32 bits: compare those alone
     rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, TIOCSTI))
     if not writes:
-        for name in FILE_MAKING:
-            try:
-                rules.add_rule(refuse, name)
-            except (RuntimeError, ValueError, OSError):
-                continue
-        for name, number in NEWER_FILE_MAKING.items():
-            try:
-                rules.add_rule(refuse, name)
-            except (RuntimeError, ValueError, OSError):
-                rules.add_rule(refuse, number)
+        _add_each(rules, refuse, FILE_MAKING)
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")
         for flag in WRITE_FLAGS.values():
             rules.add_rule(refuse, "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
