@@ -43,7 +43,7 @@ class Item:
 def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) -> Item:
     """Grade one solution, stub or known-wrong variant (a kernel, or an answers file that goes
     with the solution's kernel) and judge it against what it must do."""
-    root = exercise.directory.parent.parent
+    file = _course_path(exercise, path)
     answers_variant = path.suffix == ".yaml"
     kernel = exercise.solution if answers_variant else path
     answers = path if answers_variant else default_answers(exercise, kernel)
@@ -51,13 +51,13 @@ def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) ->
     if role == "solution":
         report = grade(exercise, source, seed=seed, backend=backend, answers=answers)
         verdict, detail = judge_acceptance(report)
-        return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+        return Item(exercise.id, role, file, verdict, detail)
     header = read_header(path) if role == "wrong" else None
     if header is not None and backend == "cpu" and _only_timing_catches(header):
         # the CPU backend times nothing: grading it here would spend a whole correctness run
         # (seconds of emulation) to learn only that it needs a GPU
         detail = "not graded on the CPU: only the performance check, which needs a GPU, catches it"
-        return Item(exercise.id, role, str(path.relative_to(root)), "needs a GPU", detail)
+        return Item(exercise.id, role, file, "needs a GPU", detail)
     # an answers variant goes with the solution's kernel, whose correctness the solution's own
     # grading judges: here only what the answers are graded against runs
     selection = "not correctness" if answers_variant else ""
@@ -72,7 +72,12 @@ def judge(exercise: Exercise, role: str, path: Path, seed: int, backend: str) ->
     verdict, detail = judge_rejection(report, header)
     if verdict != "ok" and header is not None and _stopped(report):
         verdict, detail = judge_rejection(graded(stop_at=header.expectations), header)
-    return Item(exercise.id, role, str(path.relative_to(root)), verdict, detail)
+    return Item(exercise.id, role, file, verdict, detail)
+
+
+def _course_path(exercise: Exercise, path: Path) -> str:
+    """`path` as the course names it (relative to its root): how items and their times go."""
+    return str(path.relative_to(exercise.directory.parent.parent))
 
 
 def _stopped(report: Report) -> bool:
@@ -102,7 +107,7 @@ def validate_exercises(
         for variant in exercise.wrong_variants:
             read_header(variant)  # a variant without a valid header stops validation at once
             work.append((exercise, "wrong", variant))
-    keys = [f"{backend} {path.relative_to(e.directory.parent.parent)}" for e, _, path in work]
+    keys = [f"{backend} {_course_path(e, path)}" for e, _, path in work]
     done = 0
     took: dict[str, float] = {}
     lock = threading.Lock()

@@ -110,15 +110,14 @@ def unit_text(text: str, symbol: str) -> str:
         f'extern "C" void gg_kernel_{i}({_ARGUMENTS}) __asm__("{name}") __attribute__((weak));\n'
         for i, name in enumerate(names)
     )
-    chosen = " : ".join(f"gg_kernel_{i}" for i in range(len(names)))
-    condition = "".join(f"gg_kernel_{i} ? " for i in range(len(names) - 1))
+    first_defined = " ?: ".join(f"gg_kernel_{i}" for i in range(len(names)))  # GNU's `a ?: b`
     return (
         PRELUDE
         + translate(text)
         + '\n#line 1 "grader-harness"\n'
         + declarations
         + "static void gg_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
-        + f" {{\n    ({condition}{chosen})(a, b, c, m, k, n);\n}}\n"
+        + f" {{\n    ({first_defined})(a, b, c, m, k, n);\n}}\n"
         + '#include "harness_main.hpp"\n'
     )
 
