@@ -34,7 +34,6 @@ from grader.backends.cpu_unit import (
     HARNESS,
     HEADER,
     INTRINSICS,
-    PRELUDE,
     RUNTIME_DIR,
     baseline_symbols,
     build_flags,
@@ -94,7 +93,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             source.display_name,
             sorted(defines.items()),
             symbol,
-            PRELUDE,
+            unit_text("", symbol),  # the unit around the student's code: runtime, harness's reach
             HEADER.read_text(),
             INTRINSICS.read_text(),
             FIBERS.read_text(),

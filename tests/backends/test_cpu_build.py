@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.backends import cpu_build
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build, build_error
@@ -220,3 +221,18 @@ def test_an_inline_kernel_is_built_and_graded(prefix: str, small_course: Path) -
     report = grade(exercise, source, seed=1, backend="cpu", selection="correctness")
     correctness = [c for c in report.checks if c.name.startswith("correctness")]
     assert correctness and all(c.status == "passed" for c in correctness), report.checks[1]
+
+
+def test_a_change_to_the_unit_around_the_kernel_rebuilds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # how the harness reaches the kernel is part of the program: a cached one built around
+    # another frame is not reused
+    text = f"{SIGNATURE}\n{BODY}// {uuid.uuid4()}\n"
+    first = build(KernelSource(text, "kernel.cu"), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, False)
+    again = build(KernelSource(text, "kernel.cu"), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, False)
+    assert (first.cached, again.cached) == (False, True)
+    framed = cpu_build.unit_text
+    monkeypatch.setattr(cpu_build, "unit_text", lambda t, s: framed(t, s) + "// another frame\n")
+    other = build(KernelSource(text, "kernel.cu"), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, False)
+    assert not other.cached and other.fast.path != first.fast.path
