@@ -457,10 +457,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     assert "inline PTX (asm) is not supported by the CPU backend" in report.checks[1].message
 
 
-def test_a_kernel_that_fills_memory_is_stopped_with_a_message(
-    small_ex1: Exercise, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GRADER_CPU_MEMORY_MB", "256")
+def test_a_kernel_that_fills_memory_is_stopped_with_a_message(small_ex1: Exercise) -> None:
     hog = """
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
     const unsigned long size = 1536ul << 20;  // 1.5 GB (device malloc), over the limit of 256 MB
@@ -469,7 +466,11 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     for (int i = 0; i < M * N; ++i) C[i] = 0.0f;
 }
 """
-    report = grade(small_ex1, KernelSource(hog, "kernel.cu"), seed=1, backend="cpu")
+    # the limit goes to the grading's child: a child of the module's, started before a
+    # monkeypatched variable, would keep the default limit of 4 GB, which the hog's threads
+    # reach only after the CPU-time limit
+    limit = {"GRADER_CPU_MEMORY_MB": "256"}
+    report = grade(small_ex1, KernelSource(hog, "kernel.cu"), seed=1, backend="cpu", env=limit)
     first = report.checks[1]
     assert first.status == "failed"
     assert "ran out of the memory it may use" in first.message, first.message
