@@ -34,6 +34,7 @@ from grader.backends.cpu_unit import (
     HARNESS,
     HEADER,
     INTRINSICS,
+    LINKER_SCRIPT,
     RUNTIME_DIR,
     baseline_symbols,
     build_flags,
@@ -98,6 +99,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             INTRINSICS.read_text(),
             FIBERS.read_text(),
             HARNESS.read_text(),
+            (RUNTIME_DIR / LINKER_SCRIPT).read_text(),
             build_flags(False),
             build_flags(True),
             preprocess_command(defines, Path("student.cu")),
@@ -190,6 +192,7 @@ def _compile(
             command = [
                 "g++", *build_flags(program.checked), "-I", str(runtime), "-DGG_KERNEL=gg_kernel",
                 str(unit), "-o", str(output), "-lboost_context",
+                f"-Wl,-T,{runtime / LINKER_SCRIPT}",
             ]  # fmt: skip
             process = sandbox.popen(
                 command, unit.parent, writable=True, memory=False, stdout=subprocess.DEVNULL,

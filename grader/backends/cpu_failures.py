@@ -14,6 +14,8 @@ _REGION = re.compile(
     r"located (\d+) bytes (to the right|to the left|inside) of (\d+)-byte region \[(0x[0-9a-f]+),"
 )
 _BUFFERS = re.compile(r"GRADER-CPU-BUFFERS A=(0x[0-9a-f]+) B=(0x[0-9a-f]+) C=(0x[0-9a-f]+)")
+_SHARED = re.compile(r"GRADER-CPU-BUFFERS .* SHARED=(0x[0-9a-f]+)-(0x[0-9a-f]+)")
+_POISONED = re.compile(r"AddressSanitizer: use-after-poison on address (0x[0-9a-f]+)")
 _OUT_OF_MEMORY = re.compile(
     r"AddressSanitizer: (hard rss limit exhausted|out of memory|allocation-size-too-big|"
     r"requested allocation size .* exceeds)|rss-limit-exceeded|malloc-limit|std::bad_alloc"
@@ -29,6 +31,16 @@ def _kernel_frame(stderr: str) -> str:
             continue
         return f"{Path(path).name}:{match.group(2)}"
     return "an unknown line"
+
+
+def _in_shared_guards(stderr: str) -> bool:
+    """Whether AddressSanitizer stopped an access in the guards around the `__shared__` arrays
+    (cpu_runtime/shared.ld), which the program poisons."""
+    poisoned, shared = _POISONED.search(stderr), _SHARED.search(stderr)
+    if poisoned is None or shared is None:
+        return False
+    low, high = (int(address, 16) for address in shared.groups())
+    return low <= int(poisoned.group(1), 16) < high
 
 
 _SIGNAL_HINTS = {
@@ -77,6 +89,8 @@ def explain_failure(stderr: str, returncode: int) -> str:
                 )
             elif name and region.group(2) == "to the left":
                 target = f"{distance} bytes before the start of {name}"
+        elif _in_shared_guards(stderr):
+            target = "outside the block's __shared__ arrays (on a GPU, a fault past their end)"
         elif asan.group(1) == "global-buffer-overflow":
             target = "outside a __shared__ array"
         elif asan.group(1) == "stack-buffer-overflow":

@@ -165,21 +165,30 @@ using uint3 = gg::dim3;
 // Shared arrays live in their own section; every resident block has its own copy of it, swapped
 // in when the block runs (switch_to) and poisoned when it starts. (AddressSanitizer leaves
 // variables in named sections alone; in checked mode UBSan's bounds check still reports an index
-// outside a shared array.)
+// outside a shared array, and the guards around the section, an access outside them all.)
 #define __shared__ static __attribute__((section("gg_shared")))
 
+// The arrays lie between gg_shared_begin and gg_shared_end, which shared.ld places between its
+// guards (from gg_guards_begin to gg_guards_end). A program linked without it (the runtime's own
+// tests) has none of these, and no guards. (__start_ and __stop_gg_shared exist only where some
+// array does.)
 extern "C" char __start_gg_shared[] __attribute__((weak));
 extern "C" char __stop_gg_shared[] __attribute__((weak));
+extern "C" char gg_shared_begin[] __attribute__((weak));
+extern "C" char gg_shared_end[] __attribute__((weak));
+extern "C" char gg_guards_begin[] __attribute__((weak));
+extern "C" char gg_guards_end[] __attribute__((weak));
 
 namespace gg {
 
+inline char *shared_section() { return gg_shared_begin != nullptr ? gg_shared_begin : __start_gg_shared; }
+
 inline std::size_t shared_section_size() {
-    return __start_gg_shared == nullptr ? 0
-                                        : static_cast<std::size_t>(__stop_gg_shared - __start_gg_shared);
+    const char *end = gg_shared_end != nullptr ? gg_shared_end : __stop_gg_shared;
+    return shared_section() == nullptr ? 0 : static_cast<std::size_t>(end - shared_section());
 }
 
-// Copies between the section and a block's copy of it. (AddressSanitizer leaves variables in
-// named sections alone: none of the section's bytes is poisoned.)
+// Copies between the section and a block's copy of it, which stay between the guards.
 inline void copy_bytes(char *to, const char *from, std::size_t size) { std::memcpy(to, from, size); }
 
 // Switching. Threads hand over to each other directly: a thread that blocks (at a barrier or a
@@ -412,8 +421,8 @@ inline void switch_to(Launch &l, unsigned slot) {
     if (l.in_section != static_cast<int>(slot)) {
         const std::size_t size = shared_section_size();
         if (size) {
-            if (l.in_section >= 0) copy_bytes(l.blocks[l.in_section].shared, __start_gg_shared, size);
-            copy_bytes(__start_gg_shared, b.shared, size);
+            if (l.in_section >= 0) copy_bytes(l.blocks[l.in_section].shared, shared_section(), size);
+            copy_bytes(shared_section(), b.shared, size);
         }
         l.in_section = static_cast<int>(slot);
     }

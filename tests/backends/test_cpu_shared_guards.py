@@ -1,0 +1,85 @@
+"""The checked CPU build gives the GPU's verdict on accesses around `__shared__` arrays and on
+wrapping integers. On an H100 (`grader check ex1 --backend gpu`, ex1's solution changed in one
+line each): a read just past the last shared array faults; a read past the first one reaches the
+next, declared after it, without a fault; a kernel whose `int` wraps passes. g++ laid the arrays
+out in reverse and UBSan's signed-overflow check failed the wrapping kernel, so the CPU backend
+gave the opposite verdict on all three."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from grader.backends.base import KernelRuntimeError
+from grader.backends.compiler import CompiledKernel, compile_kernel
+from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
+from grader.checks.correctness import make_launch
+from grader.source import KernelSource
+from grader.spec import LaunchSpec, Shape
+
+try:
+    check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+# one block of 64 threads; C is 1 x 64 (small enough for the checked build)
+READ = """
+__global__ void probe(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    __shared__ float first[64];
+    __shared__ float second[64];
+    const int i = threadIdx.x;
+    first[i] = 1.0f;
+    second[i] = 2.0f;
+    __syncthreads();
+    const float *p = &%s[0];
+    C[i] = p[i + %s];
+}
+"""
+
+WRAPS = """
+__global__ void probe(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    const int i = threadIdx.x;
+    volatile int big = 2147483600;
+    const int wrapped = big + i * 100;  // wraps for i > 0, as a GPU's integers do
+    C[i] = wrapped == 7 ? -1.0f : 1.0f;
+}
+"""
+
+
+def _run(body: str) -> npt.NDArray[np.float32]:
+    """C after one launch of `probe` on the CPU backend."""
+    source = KernelSource(body, "probe.cu")
+    compiled = compile_kernel(source, "probe", {})
+    assert isinstance(compiled, CompiledKernel), compiled
+    shape = Shape(1, 1, 64)
+    a = np.zeros((1, 1), dtype=np.float32)
+    b = np.zeros((1, 64), dtype=np.float32)
+    launch = make_launch(a, b, shape, LaunchSpec(block=(64, 1), tile=(64, 1)))
+    backend = CpuBackend()
+    try:
+        backend.prepare(source, compiled, {})
+        return backend.run_gemm(launch).c[launch.offset : launch.offset + 64]
+    finally:
+        backend.close()
+
+
+def test_a_read_past_the_first_shared_array_reaches_the_next_declared() -> None:
+    assert np.array_equal(_run(READ % ("first", "64")), np.full(64, 2.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize(("array", "offset"), [("second", "64"), ("first", "-64")])
+def test_a_read_outside_every_shared_array_fails_at_its_line(array: str, offset: str) -> None:
+    with pytest.raises(KernelRuntimeError, match=r"probe\.cu:11: a read of 4 bytes outside the "):
+        _run(READ % (array, offset))
+
+
+def test_a_read_outside_the_shared_arrays_is_named_so() -> None:
+    with pytest.raises(KernelRuntimeError, match="outside the block's __shared__ arrays"):
+        _run(READ % ("second", "1"))
+
+
+def test_an_int_that_wraps_is_no_error() -> None:
+    assert np.array_equal(_run(WRAPS), np.ones(64, dtype=np.float32))
