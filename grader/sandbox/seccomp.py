@@ -17,7 +17,8 @@ from grader.errors import GraderError
 REFUSED = (
     # file systems and mounts: the read-only views of the host must stay read-only
     "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig",
-    "fsmount", "fspick", "mount_setattr", "open_by_handle_at", "name_to_handle_at", "quotactl",
+    "fsmount", "fspick", "mount_setattr", "open_tree_attr", "open_by_handle_at",
+    "name_to_handle_at", "quotactl",
     "swapon", "swapoff",
     # namespaces: no way back to capabilities
     "unshare", "setns",
@@ -54,15 +55,15 @@ FILE_MAKING = (
     "rename", "renameat", "renameat2", "truncate", "unlink", "unlinkat", "rmdir", "chmod",
     "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes", "utimensat",
     "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat",
-    "removexattrat",
+    "removexattrat", "file_setattr",
     # through a descriptor it has (its stderr is a file of the grader's: fallocate would fill
     # the disk past the file-size limit), or memory of a file of its own
     "fallocate", "ftruncate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "memfd_create",
     "memfd_secret", "pidfd_open",
 )  # fmt: skip
-BY_NUMBER = {"setxattrat": 463, "removexattrat": 466}
-"""Calls newer than libseccomp may know (2.5.4 names neither of Linux 6.13's), refused by number:
-from 424 on, a call has the same number on every architecture."""
+BY_NUMBER = {"setxattrat": 463, "removexattrat": 466, "open_tree_attr": 467, "file_setattr": 469}
+"""Calls newer than libseccomp may know (2.5.4 names none of these, from Linux 6.13, 6.15 and
+6.17), refused by number: from 424 on, a call has the same number on every architecture."""
 TIOCSTI = 0x5412
 """The ioctl that pushes characters into a terminal's input (a TA's shell, say)."""
 

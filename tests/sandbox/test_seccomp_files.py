@@ -1,8 +1,9 @@
-"""A student's program may change no file's mode or extended attributes, by the calls newer
-kernels added too: fchmodat2 (Linux 6.6) and removexattrat (6.13), which the filter refuses by
-number where libseccomp cannot name them. Each call is made twice from a process of its own,
-bare and under the program's filter, on a file that process owns: bare it gets through to the
-file, filtered it is refused with EPERM."""
+"""A student's program may change no file's mode, extended attributes or inode flags, nor reach
+the mount API, by the calls newer kernels added too: fchmodat2 (Linux 6.6), removexattrat
+(6.13), open_tree_attr (6.15) and file_setattr (6.17), which the filter refuses by number where
+libseccomp cannot name them. Each call is made twice from a process of its own, bare and under
+the program's filter, on a file that process owns: bare it gets through to the file, filtered it
+is refused with EPERM."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ CALLS = {
     "fchmodat2": "libc.syscall(452, AT_FDCWD, path, 0o600, 0)",
     # removexattrat(AT_FDCWD, path, at_flags, name): an attribute the file does not have
     "removexattrat": "libc.syscall(466, AT_FDCWD, path, 0, b'user.grader-probe')",
+    # open_tree_attr(AT_FDCWD, path, flags, attr, size): no clone, no attributes (a descriptor)
+    "open_tree_attr": "min(libc.syscall(467, AT_FDCWD, path, 0, None, 0), 0)",
+    # file_setattr(AT_FDCWD, path, attr, size, at_flags): every flag cleared
+    "file_setattr": "libc.syscall(469, AT_FDCWD, path, ctypes.create_string_buffer(24), 24, 0)",
 }
 
 PROBE = textwrap.dedent(
