@@ -15,7 +15,7 @@ import pytest
 
 from grader.course import Exercise, load_course
 from grader.grading import default_answers, grade
-from grader.results import CheckResult, Report
+from grader.results import NEEDS_GPU, CheckResult, Report
 from grader.source import read_source
 from tests.conftest import ROOT
 
@@ -35,6 +35,16 @@ def _first_failure(report: Report) -> CheckResult | None:
     return next((c for c in report.checks if c.status in ("failed", "error")), None)
 
 
+def _verdict(report: Report) -> str:
+    """For the table: the first failure's check, else the first check left to a GPU, else pass."""
+    failed = _first_failure(report)
+    if failed is not None:
+        return failed.name
+    left = (c for c in report.checks if c.status == "skipped" and c.message.startswith(NEEDS_GPU))
+    first = next(left, None)
+    return f"{NEEDS_GPU} at {first.name}" if first else "pass"
+
+
 def _grade(exercise: Exercise, kernel: Path, backend: str) -> Report:
     answers = default_answers(exercise, kernel)
     if answers is not None and not answers.is_file():
@@ -48,7 +58,7 @@ def disagreement(gpu: Report, cpu: Report) -> str:
     if on_gpu is None:
         return "" if on_cpu is None else f"passes on the GPU, fails on the CPU at {on_cpu.name}"
     mirror = next(c for c in cpu.checks if c.name == on_gpu.name)
-    if mirror.status == "skipped" and mirror.message.startswith("needs a GPU"):
+    if mirror.status == "skipped" and mirror.message.startswith(NEEDS_GPU):
         before = cpu.checks[: cpu.checks.index(mirror)]
         broken = [c.name for c in before if c.status in ("failed", "error")]
         return f"fails on the CPU at {broken[0]} before the GPU-only check" if broken else ""
@@ -82,10 +92,7 @@ def test_the_cpu_backend_gives_the_gpu_verdict(exercise: Exercise) -> None:
     for kernel, on_gpu, on_cpu in zip(kernels, gpu, cpu, strict=True):
         assert on_gpu.device.backend == "gpu" and on_cpu.device.backend == "cpu"
         first_gpu, first_cpu = _first_failure(on_gpu), _first_failure(on_cpu)
-        table.append(
-            f"{kernel.relative_to(ROOT)}: GPU {first_gpu.name if first_gpu else 'pass'} | "
-            f"CPU {first_cpu.name if first_cpu else 'pass'}"
-        )
+        table.append(f"{kernel.relative_to(ROOT)}: GPU {_verdict(on_gpu)} | CPU {_verdict(on_cpu)}")
         why = disagreement(on_gpu, on_cpu)
         if why:
             said = [f"{c.name}: {c.message[:300]}" for c in (first_gpu, first_cpu) if c]
