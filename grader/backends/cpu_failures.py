@@ -34,7 +34,7 @@ def _kernel_frame(stderr: str) -> str:
 
 
 def _in_shared_guards(stderr: str) -> bool:
-    """Whether AddressSanitizer stopped an access in the guards around the `__shared__` arrays
+    """Whether AddressSanitizer stopped an access in the guards around the block's shared memory
     (cpu_runtime/shared.ld), which the program poisons."""
     poisoned, shared = _POISONED.search(stderr), _SHARED.search(stderr)
     if poisoned is None or shared is None:
@@ -90,7 +90,10 @@ def explain_failure(stderr: str, returncode: int) -> str:
             elif name and region.group(2) == "to the left":
                 target = f"{distance} bytes before the start of {name}"
         elif _in_shared_guards(stderr):
-            target = "outside the block's __shared__ arrays (on a GPU, a fault past their end)"
+            target = (
+                "outside the block's shared memory (its __shared__ arrays, and the 1 KB a GPU "
+                "reserves below them)"
+            )
         elif asan.group(1) == "global-buffer-overflow":
             target = "outside a __shared__ array"
         elif asan.group(1) == "stack-buffer-overflow":

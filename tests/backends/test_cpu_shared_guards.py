@@ -1,9 +1,10 @@
 """The checked CPU build gives the GPU's verdict on accesses around `__shared__` arrays and on
 wrapping integers. On an H100 (`grader check ex1 --backend gpu`, ex1's solution changed in one
 line each): a read just past the last shared array faults; a read past the first one reaches the
-next, declared after it, without a fault; a kernel whose `int` wraps passes. g++ laid the arrays
-out in reverse and UBSan's signed-overflow check failed the wrapping kernel, so the CPU backend
-gave the opposite verdict on all three."""
+next, declared after it, without a fault; a read just below the first gets the 1 KB a GPU
+reserves there; a kernel whose `int` wraps passes. g++ laid the arrays out in reverse and UBSan's
+signed-overflow check failed the wrapping kernel, so the CPU backend gave the opposite verdict on
+the first, second and last."""
 
 from __future__ import annotations
 
@@ -70,16 +71,36 @@ def test_a_read_past_the_first_shared_array_reaches_the_next_declared() -> None:
     assert np.array_equal(_run(READ % ("first", "64")), np.full(64, 2.0, dtype=np.float32))
 
 
-@pytest.mark.parametrize(("array", "offset"), [("second", "64"), ("first", "-64")])
-def test_a_read_outside_every_shared_array_fails_at_its_line(array: str, offset: str) -> None:
+def test_a_read_below_the_first_shared_array_gets_the_reserved_kb_as_nan() -> None:
+    assert np.isnan(_run(READ % ("first", "-256"))).all()
+
+
+@pytest.mark.parametrize(
+    ("array", "offset"),
+    [
+        ("second", "64"),  # just past the last array
+        ("second", "60000"),  # 234 KB past it: more than a block's shared memory
+        ("first", "-512"),  # 2 KB below the first array: 1 KB below the reserved KB
+    ],
+)
+def test_a_read_outside_the_shared_memory_fails_at_its_line(array: str, offset: str) -> None:
     with pytest.raises(KernelRuntimeError, match=r"probe\.cu:11: a read of 4 bytes outside the "):
         _run(READ % (array, offset))
 
 
 def test_a_read_outside_the_shared_arrays_is_named_so() -> None:
-    with pytest.raises(KernelRuntimeError, match="outside the block's __shared__ arrays"):
+    with pytest.raises(KernelRuntimeError, match="outside the block's shared memory"):
         _run(READ % ("second", "1"))
 
 
 def test_an_int_that_wraps_is_no_error() -> None:
     assert np.array_equal(_run(WRAPS), np.ones(64, dtype=np.float32))
+
+
+def test_a_kernel_cannot_name_the_symbols_that_bound_the_shared_memory() -> None:
+    # shared.ld's symbols: a variable of that name would alias the shared memory, or clobber what
+    # lies past it
+    body = READ.replace("__global__", "__device__ char _GG_shared_begin[2048];\n__global__")
+    compiled = compile_kernel(KernelSource(body, "probe.cu"), "probe", {})
+    assert not isinstance(compiled, CompiledKernel)
+    assert "_GG_shared_begin is not allowed" in compiled.message

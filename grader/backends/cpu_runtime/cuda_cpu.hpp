@@ -168,23 +168,23 @@ using uint3 = gg::dim3;
 // outside a shared array, and the guards around the section, an access outside them all.)
 #define __shared__ static __attribute__((section("gg_shared")))
 
-// The arrays lie between gg_shared_begin and gg_shared_end, which shared.ld places between its
-// guards (from gg_guards_begin to gg_guards_end). A program linked without it (the runtime's own
-// tests) has none of these, and no guards. (__start_ and __stop_gg_shared exist only where some
-// array does.)
+// A block's shared memory lies between _GG_shared_begin and _GG_shared_end (the reserved KB, then
+// the arrays), which shared.ld places between its guards (from _GG_guards_begin to
+// _GG_guards_end). A program linked without it (the runtime's own tests) has none of these, no
+// reserved KB and no guards. (__start_ and __stop_gg_shared exist only where some array does.)
 extern "C" char __start_gg_shared[] __attribute__((weak));
 extern "C" char __stop_gg_shared[] __attribute__((weak));
-extern "C" char gg_shared_begin[] __attribute__((weak));
-extern "C" char gg_shared_end[] __attribute__((weak));
-extern "C" char gg_guards_begin[] __attribute__((weak));
-extern "C" char gg_guards_end[] __attribute__((weak));
+extern "C" char _GG_shared_begin[] __attribute__((weak));
+extern "C" char _GG_shared_end[] __attribute__((weak));
+extern "C" char _GG_guards_begin[] __attribute__((weak));
+extern "C" char _GG_guards_end[] __attribute__((weak));
 
 namespace gg {
 
-inline char *shared_section() { return gg_shared_begin != nullptr ? gg_shared_begin : __start_gg_shared; }
+inline char *shared_section() { return _GG_shared_begin != nullptr ? _GG_shared_begin : __start_gg_shared; }
 
 inline std::size_t shared_section_size() {
-    const char *end = gg_shared_end != nullptr ? gg_shared_end : __stop_gg_shared;
+    const char *end = _GG_shared_end != nullptr ? _GG_shared_end : __stop_gg_shared;
     return shared_section() == nullptr ? 0 : static_cast<std::size_t>(end - shared_section());
 }
 

@@ -119,7 +119,7 @@ inline void run_one(char **argv, int reply) {
         std::memcpy(exact_c, C, sc * sizeof(float));
         std::fprintf(stderr, "GRADER-CPU-BUFFERS A=%p B=%p C=%p SHARED=%p-%p\n", static_cast<void *>(exact_a),
                      static_cast<void *>(exact_b), static_cast<void *>(exact_c),
-                     static_cast<void *>(gg_guards_begin), static_cast<void *>(gg_guards_end));
+                     static_cast<void *>(_GG_guards_begin), static_cast<void *>(_GG_guards_end));
         A = exact_a;
         B = exact_b;
         C = exact_c;
@@ -146,11 +146,10 @@ inline void run_one(char **argv, int reply) {
 // keep their values from one launch to the next, as they do on a GPU while the module is loaded.
 int main() {
 #if GG_ASAN
-    // shared.ld's guards around the __shared__ arrays: an access there is one outside the
-    // block's shared memory, which faults on a GPU
-    if (gg_guards_begin != nullptr) {
-        ASAN_POISON_MEMORY_REGION(gg_guards_begin, gg_shared_begin - gg_guards_begin);
-        ASAN_POISON_MEMORY_REGION(gg_shared_end, gg_guards_end - gg_shared_end);
+    // shared.ld's guards around the block's shared memory: an access there is one outside it
+    if (_GG_guards_begin != nullptr) {
+        ASAN_POISON_MEMORY_REGION(_GG_guards_begin, _GG_shared_begin - _GG_guards_begin);
+        ASAN_POISON_MEMORY_REGION(_GG_shared_end, _GG_guards_end - _GG_shared_end);
     }
 #endif
     // "ok" and the outputs of each launch go to the original stdout; the kernel's printf nowhere
