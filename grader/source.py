@@ -44,6 +44,9 @@ _RESERVED_ALLOWED = frozenset(
         "__VA_ARGS__",
     }
 )
+_SANITIZER_NAMES = re.compile(r"__(?:asan|ubsan|lsan|msan|tsan|hwasan|sanitizer|interceptor)\w*")
+"""The sanitizers' own functions in the CPU backend's checked build: a kernel's file that defined
+one (an empty `__asan_poison_memory_region`, say) would switch their checks off there."""
 _ODD_SEPARATOR = re.compile(r"(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
 """A `'` in a number other than a digit separator between two (hex) digits."""
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
@@ -161,6 +164,14 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             and token.text not in _RESERVED_ALLOWED
         ):
             refusals.append(Refusal(token.line, _reserved_message(token.text)))
+        elif token.kind == "identifier" and _SANITIZER_NAMES.fullmatch(token.text):
+            refusals.append(
+                Refusal(
+                    token.line,
+                    f"{token.text} is not allowed: names that start with __asan, __ubsan or "
+                    "__sanitizer belong to the sanitizers of the CPU backend's checked build",
+                )
+            )
         elif token.kind == "raw_string":
             refusals.append(
                 Refusal(

@@ -1,10 +1,11 @@
-"""The checked CPU build gives the GPU's verdict on accesses around `__shared__` arrays and on
-wrapping integers. On an H100 (`grader check ex1 --backend gpu`, ex1's solution changed in one
-line each): a read just past the last shared array faults; a read past the first one reaches the
-next, declared after it, without a fault; a read just below the first gets the 1 KB a GPU
-reserves there; a kernel whose `int` wraps passes. g++ laid the arrays out in reverse and UBSan's
-signed-overflow check failed the wrapping kernel, so the CPU backend gave the opposite verdict on
-the first, second and last."""
+"""The checked CPU build gives the GPU's verdict around `__shared__` arrays and on wrapping
+integers. On an H100 (`grader check ex1 --backend gpu`, ex1's solution changed in one line each):
+a read just past the last shared array faults (the CPU fails it); one just below the first reads
+the 1 KB a GPU reserves there, garbage that failed one case (the CPU had passed it: now it reads
+NaN and fails); a kernel whose `int` wraps passes (UBSan's signed-overflow check had failed it).
+A read from the first array into the next does not fault on a GPU; through a pointer g++ can see,
+UBSan's object-size check still fails it here, and through one it cannot, it now reaches the
+next array declared, as on a GPU (g++ had laid them out in reverse)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ try:
 except CpuUnavailableError as exc:
     pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
 
-# one block of 64 threads; C is 1 x 64 (small enough for the checked build)
+# One block of 64 threads; C is 1 x 64 (small enough for the checked build). The read is made in
+# a function of its own, where UBSan's object-size check cannot see which array the pointer came
+# from: what happens there is the layout's and the guards' doing.
 READ = """
+__device__ __noinline__ float at(const float *p, int i) { return p[i]; }
+
 __global__ void probe(const float *A, const float *B, float *C, int M, int K, int N)
 {
     __shared__ float first[64];
@@ -34,8 +39,7 @@ __global__ void probe(const float *A, const float *B, float *C, int M, int K, in
     first[i] = 1.0f;
     second[i] = 2.0f;
     __syncthreads();
-    const float *p = &%s[0];
-    C[i] = p[i + %s];
+    C[i] = at(&%s[0], i + %s);
 }
 """
 
@@ -84,7 +88,7 @@ def test_a_read_below_the_first_shared_array_gets_the_reserved_kb_as_nan() -> No
     ],
 )
 def test_a_read_outside_the_shared_memory_fails_at_its_line(array: str, offset: str) -> None:
-    with pytest.raises(KernelRuntimeError, match=r"probe\.cu:11: a read of 4 bytes outside the "):
+    with pytest.raises(KernelRuntimeError, match=r"probe\.cu:2: a read of 4 bytes outside the "):
         _run(READ % (array, offset))
 
 
@@ -104,3 +108,39 @@ def test_a_kernel_cannot_name_the_symbols_that_bound_the_shared_memory() -> None
     compiled = compile_kernel(KernelSource(body, "probe.cu"), "probe", {})
     assert not isinstance(compiled, CompiledKernel)
     assert "_GG_shared_begin is not allowed" in compiled.message
+
+
+OTHER_KERNEL = """
+__global__ void probe(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    __shared__ float tile[64];
+    const int i = threadIdx.x;
+    float *p = &tile[0];
+    p[i + 1] = 1.0f;  // one past the end for the last thread: a fault on a GPU
+    __syncthreads();
+    C[i] = 1.0f;
+}
+
+__global__ void naive(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    __shared__ float spare[64];  // laid out after `tile`, but not this launch's on a GPU
+    spare[threadIdx.x] = 0.0f;
+}
+"""
+
+
+def test_a_write_past_the_last_array_fails_beside_another_kernels_arrays() -> None:
+    # the red team's: without UBSan's object-size check the write landed in `spare`, and passed
+    with pytest.raises(KernelRuntimeError, match=r"probe\.cu:7: "):
+        _run(OTHER_KERNEL)
+
+
+def test_a_kernel_cannot_name_the_sanitizers_functions() -> None:
+    # the red team's: an empty __asan_poison_memory_region left the guards unpoisoned
+    body = (
+        'extern "C" __device__ void __asan_poison_memory_region(const void *p, unsigned long n)'
+        " {}\n"
+    )
+    compiled = compile_kernel(KernelSource(body + READ % ("second", "64"), "probe.cu"), "probe", {})
+    assert not isinstance(compiled, CompiledKernel)
+    assert "__asan_poison_memory_region is not allowed" in compiled.message
