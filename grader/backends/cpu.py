@@ -51,6 +51,13 @@ _LOOP_FLOOR = 2048
 _PAD = 32
 _CHECKED_RATE = 10e6
 _FAST_RATE = 40e6
+CHECKED_BUDGET_S = 1.0
+"""CPU time a checked launch gets where its shape's allowance is at least CHECKED_BUDGET_FROM_S:
+past it, the launch runs again in the fast build, under the whole allowance. A correct kernel's
+checked launch takes 0.15 s at most (1000x1x999); one that walks a fixed 1024 steps whatever K
+took 7.8 s there against 1.3 s in the fast build. Smaller allowances (every shape up to 64x64x64,
+a hang's first case) keep theirs, so a hang is reported as soon as before."""
+CHECKED_BUDGET_FROM_S = 4.0
 WALL_FACTOR = 4.0
 """The wall-clock backstop per launch, as a multiple of its CPU-time limit (a process on a busy
 2-core machine gets a fraction of a core; only a program that waits without computing needs it)."""
@@ -121,6 +128,10 @@ def _failure(ended: ProgramEndedError, limit: float) -> KernelRuntimeError:
             symptom="timeout",
         )
     return KernelRuntimeError(explain_failure(stderr, ended.returncode), context_lost=False)
+
+
+class _OverBudgetError(Exception):
+    """A checked launch ran out of CHECKED_BUDGET_S."""
 
 
 class CpuBackend:
@@ -199,21 +210,41 @@ class CpuBackend:
         checked = launch.m * launch.k * launch.n <= CHECKED_LIMIT
         order = self._launches % len(_ORDERS)
         self._launches += 1
-        session = self._session(checked)
         fields = [
             launch.m, launch.k, launch.n, launch.offset, *launch.geometry.grid,
-            *launch.geometry.block, order, self._launches, int(checked),
+            *launch.geometry.block, order, self._launches,
         ]  # fmt: skip
         limit = cpu_seconds(launch.m, launch.k, launch.n)
+        if checked and limit >= CHECKED_BUDGET_FROM_S:
+            try:
+                return self._launch(launch, fields, True, CHECKED_BUDGET_S, over_budget=True)
+            except _OverBudgetError:
+                checked = False  # far more work than its shape: this launch runs fast instead
+        return self._launch(launch, fields, checked, limit)
+
+    def _launch(
+        self,
+        launch: GemmLaunch,
+        fields: list[int],
+        checked: bool,
+        limit: float,
+        over_budget: bool = False,
+    ) -> GemmOutput:
+        """One launch in one program; with `over_budget`, _OverBudgetError where it runs out of
+        its CPU time (`limit`, a budget below the shape's allowance)."""
+        session = self._session(checked)
         try:
             out, stderr = session.launch(
-                [str(x) for x in fields], (launch.a, launch.b, launch.c), limit
+                [str(x) for x in [*fields, int(checked)]], (launch.a, launch.b, launch.c), limit
             )
         except ProgramEndedError as ended:
             # like a GPU context after a fault: the next launch starts a fresh program
             self._close_session(checked)
+            failure = _failure(ended, limit)
+            if over_budget and failure.symptom == "timeout":
+                raise _OverBudgetError from None
             self._collect_warnings(ended.stderr)
-            raise _failure(ended, limit) from None
+            raise failure from None
         self._collect_warnings(stderr)
         return GemmOutput(a=out[0], b=out[1], c=out[2])
 
