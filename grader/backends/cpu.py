@@ -149,6 +149,9 @@ class CpuBackend:
         self._sessions: dict[bool, Session] = {}
         """The running programs (fast, checked) of the current build."""
         self._launches = 0
+        self._over_budget: set[tuple[int, int, int]] = set()
+        """Shapes whose checked launch ran out of CHECKED_BUDGET_S in this build: their later
+        launches (the race check, the probes) go to the fast build at once."""
         self.warnings: list[str] = []
 
     @property
@@ -181,6 +184,7 @@ class CpuBackend:
         if problems:
             raise UnsupportedKernelError(problems[0])
         self.close()  # a new build: its programs start afresh, as a new module would on a GPU
+        self._over_budget = set()
         self._build = build(source, defines, compiled.symbol, self._toolchain)
         what = "reused from the cache" if self._build.cached else "built"
         return Preparation(
@@ -215,11 +219,14 @@ class CpuBackend:
             *launch.geometry.block, order, self._launches,
         ]  # fmt: skip
         limit = cpu_seconds(launch.m, launch.k, launch.n)
+        shape = (launch.m, launch.k, launch.n)
         if checked and limit >= CHECKED_BUDGET_FROM_S:
             try:
-                return self._launch(launch, fields, True, CHECKED_BUDGET_S, over_budget=True)
+                if shape not in self._over_budget:
+                    return self._launch(launch, fields, True, CHECKED_BUDGET_S, over_budget=True)
             except _OverBudgetError:
-                checked = False  # far more work than its shape: this launch runs fast instead
+                self._over_budget.add(shape)
+            checked = False  # far more work than its shape: this launch runs fast instead
         return self._launch(launch, fields, checked, limit)
 
     def _launch(
@@ -273,6 +280,7 @@ class CpuBackend:
         self.close()
         self._build = None
         self._launches = 0
+        self._over_budget = set()
         self.warnings = []
         return True
 
