@@ -220,13 +220,13 @@ class CpuBackend:
         ]  # fmt: skip
         limit = cpu_seconds(launch.m, launch.k, launch.n)
         shape = (launch.m, launch.k, launch.n)
-        if checked and limit >= CHECKED_BUDGET_FROM_S:
+        if checked and limit >= CHECKED_BUDGET_FROM_S and shape not in self._over_budget:
             try:
-                if shape not in self._over_budget:
-                    return self._launch(launch, fields, True, CHECKED_BUDGET_S, over_budget=True)
+                return self._launch(launch, fields, True, CHECKED_BUDGET_S, over_budget=True)
             except _OverBudgetError:
                 self._over_budget.add(shape)
-            checked = False  # far more work than its shape: this launch runs fast instead
+        # far more work than its shape: the shape's launches run in the fast build
+        checked = checked and shape not in self._over_budget
         return self._launch(launch, fields, checked, limit)
 
     def _launch(
