@@ -169,6 +169,9 @@ def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) 
             f"--backend {job.backend}: not usable here: {device.detail or device.name}"
             + ("; --backend cpu runs the kernels on the CPU" if job.backend == "gpu" else "")
         )
+    if device.backend == "none" and any(c.message == f"not run: {device.detail}" for c in checks):
+        # no backend at all, and checks that needed one (not -k deselected): no verdict either
+        raise GraderError(f"no GPU and no CPU backend here: {device.detail}")
     hints: list[str] = []
     for check in checks_for(spec):
         names = {planned.name for planned in check.plan(spec)}

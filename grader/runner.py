@@ -14,10 +14,11 @@ from pathlib import Path
 from grader.backends.base import Backend
 from grader.checks.base import EXIT_TIMING_DEFERRED, Check, Context, Emit, Exit, Halt
 from grader.checks.registry import checks_for, plan
+from grader.errors import GraderError
 from grader.events import DeviceEvent
 from grader.job import Job
-from grader.results import CheckResult, DeviceInfo
-from grader.sandbox import HIDE_ENV
+from grader.results import CheckResult, CheckStatus, DeviceInfo
+from grader.sandbox import HIDE_ENV, mode
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
 
@@ -58,13 +59,30 @@ def execute(
     hidden = [str(Path(job.course_root).resolve() / "solutions"), os.environ.get(HIDE_ENV, "")]
     os.environ[HIDE_ENV] = os.pathsep.join(p for p in hidden if p)
     backend, device = opened or open_backend(job.backend)
+    used, device = _isolated(backend, device)
     source = KernelSource(job.source_text, job.display_name)
-    context = Context(job, spec, source, backend, device, emit)
+    context = Context(job, spec, source, used, device, emit)
     try:
         return run_checks(context)
     finally:
         if backend is not None and close:
             backend.close()
+
+
+def _isolated(backend: Backend | None, device: DeviceInfo) -> tuple[Backend | None, DeviceInfo]:
+    """The CPU backend runs students' code natively: where it cannot be isolated from this
+    job's hidden paths (no bubblewrap, and the solutions readable by any user), there is no
+    backend, and the detail says what to fix. Found at the first launch instead, it would leave
+    every check to a GPU, and a stub would "pass" what ran."""
+    if backend is None or device.backend != "cpu":
+        return backend, device
+    try:
+        mode()
+    except GraderError as exc:
+        return None, DeviceInfo(
+            backend="none", name="no device", detail=f"CPU backend unavailable: {exc}"
+        )
+    return backend, device
 
 
 def _running(context: Context, checks: list[Check]) -> set[str]:
@@ -108,7 +126,10 @@ def run_checks(context: Context) -> int:
         elif _deferred(check, context):
             return EXIT_TIMING_DEFERRED
         else:
-            outcome = check.run(context)
+            try:
+                outcome = check.run(context)
+            except GraderError as exc:  # the host failed (no isolation for native code): no verdict
+                outcome = Halt(f"not run: {exc}", CheckStatus.ERROR)
         if isinstance(outcome, Exit):
             return outcome.code
         if isinstance(outcome, Halt):

@@ -7,6 +7,7 @@ import pytest
 
 from grader import runner
 from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
+from grader.errors import GraderError
 from grader.events import DeviceEvent, Event, ResultEvent
 from grader.job import Job
 from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
@@ -99,3 +100,19 @@ def test_without_a_device_the_checks_that_need_one_are_skipped_saying_why(
         ("cases", "skipped", "not run: no GPU here"),
         ("more", "skipped", "not run: no GPU here"),
     ]
+
+
+class _HostFails(_Step):
+    """A check whose backend finds, mid-run, that the host cannot isolate native code."""
+
+    def run(self, context: Context) -> Outcome:
+        raise GraderError("no isolation for students' native code here: bubblewrap is gone")
+
+
+def test_a_host_failure_inside_a_check_is_an_error_for_it_and_the_rest_not_a_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # it once became "needs a GPU" (skipped, no points lost): a stub then PASSED on the CPU
+    _, events = _run(monkeypatch, [_Step("a"), _HostFails("b"), _Step("c")])
+    why = "not run: no isolation for students' native code here: bubblewrap is gone"
+    assert _results(events) == [("a", "passed", "ran"), ("b", "error", why), ("c", "error", why)]

@@ -150,8 +150,6 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
         raise UnsupportedKernelError(
             "the CPU backend's preprocessor did not finish: macros that expand without end?"
         ) from None
-    except GraderError as exc:  # no isolation for the preprocessor
-        raise UnsupportedKernelError(str(exc)) from None
     hidden = unsupported_constructs(KernelSource(text, source.display_name))
     if hidden:
         # "name:LINE: what", LINE in the preprocessed text: the student's line is the one its
@@ -199,11 +197,11 @@ def _compile(
                 stderr=subprocess.PIPE, text=True, errors="replace",
             )  # fmt: skip
             running.append((program, output, process))
-    except GraderError as exc:
+    except GraderError:  # no isolation: the host's failure, not the kernel's
         for _, _, process in running:
             process.kill()
             process.communicate()
-        raise UnsupportedKernelError(str(exc)) from None
+        raise
     failure = ""
     built: list[tuple[Path, Path]] = []
     for made, output, process in running:

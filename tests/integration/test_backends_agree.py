@@ -15,7 +15,7 @@ import pytest
 
 from grader.course import Exercise, load_course
 from grader.grading import default_answers, grade
-from grader.results import NEEDS_GPU, CheckResult, Report
+from grader.results import NEEDS_GPU, CheckKind, CheckResult, Report
 from grader.source import read_source
 from tests.conftest import ROOT
 
@@ -43,6 +43,12 @@ def _verdict(report: Report) -> str:
     left = (c for c in report.checks if c.status == "skipped" and c.message.startswith(NEEDS_GPU))
     first = next(left, None)
     return f"{NEEDS_GPU} at {first.name}" if first else "pass"
+
+
+def _left_to_a_gpu(report: Report) -> str:
+    """The message of the first correctness check the report leaves to a GPU, else ''."""
+    left = (c for c in report.checks if c.kind == CheckKind.CORRECTNESS and c.needs_a_gpu)
+    return next((c.message for c in left), "")
 
 
 def _grade(exercise: Exercise, kernel: Path, backend: str) -> Report:
@@ -94,6 +100,10 @@ def test_the_cpu_backend_gives_the_gpu_verdict(exercise: Exercise) -> None:
         first_gpu, first_cpu = _first_failure(on_gpu), _first_failure(on_cpu)
         table.append(f"{kernel.relative_to(ROOT)}: GPU {_verdict(on_gpu)} | CPU {_verdict(on_cpu)}")
         why = disagreement(on_gpu, on_cpu)
+        if kernel in (exercise.solution, exercise.stub) and _left_to_a_gpu(on_cpu):
+            # plain CUDA, that the CPU backend runs: leaving it to a GPU means the CPU backend
+            # is broken here (a run on a host without bubblewrap did so, and agreed on nothing)
+            why = why or f"the CPU left correctness to a GPU: {_left_to_a_gpu(on_cpu)[:300]}"
         if why:
             said = [f"{c.name}: {c.message[:300]}" for c in (first_gpu, first_cpu) if c]
             problems.append(f"{kernel.relative_to(ROOT)}: {why}; " + " / ".join(said))

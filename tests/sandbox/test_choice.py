@@ -88,3 +88,39 @@ def test_without_bubblewrap_solutions_or_a_cache_others_can_read_stop_the_gradin
         assert outcomes["both private"] == "user", outcomes
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+@needs_root
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_a_course_whose_solutions_any_user_can_read_gives_no_verdict_without_bubblewrap(
+    backend: str,
+) -> None:
+    # Found only at the first launch, this left every correctness check "to a GPU": the stub
+    # got PASSED and exit status 0. The check must fail closed before any case, with the fix.
+    course = Path(tempfile.mkdtemp(prefix="grader-test-course-", dir="/tmp"))
+    try:
+        course.chmod(0o755)
+        shutil.copy(ROOT / "course.yaml", course / "course.yaml")
+        for name in ("exercises", "solutions", "reference"):
+            shutil.copytree(ROOT / name, course / name)
+        (course / "solutions").chmod(0o755)
+        cache = course / "cache"
+        cache.mkdir(mode=0o700)
+        env = {**os.environ, "GRADER_BWRAP": "none", "GRADER_CACHE_DIR": str(cache)}
+        env["CUDA_VISIBLE_DEVICES"] = ""  # auto: no GPU, so the CPU backend, as in CI
+        env.pop("GRADER_SANDBOX_HIDE", None)
+        done = subprocess.run(
+            [sys.executable, "-m", "grader", "check", "ex1", "--backend", backend],
+            cwd=course, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+            timeout=300, check=False,
+        )  # fmt: skip
+        solutions = (course / "solutions").resolve()
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "PASSED" not in done.stdout, done.stdout
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert f"{solutions}: readable by any user" in lines[0]
+        assert f"chmod o-rwx {solutions}" in lines[0]
+    finally:
+        shutil.rmtree(course, ignore_errors=True)
