@@ -134,7 +134,11 @@ def _profile(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from grader.commands import doctor
 
-    return doctor.run()
+    try:  # the course's solutions, that native code must not read, where there is a course
+        hidden = [find_course_root(args.course) / "solutions"]
+    except GraderError:
+        hidden = []
+    return doctor.run(hidden)
 
 
 def _cache(args: argparse.Namespace) -> int:

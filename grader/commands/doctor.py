@@ -5,6 +5,8 @@ from __future__ import annotations
 import platform
 import shutil
 import subprocess
+from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 
@@ -76,7 +78,8 @@ def _cpu_backend() -> tuple[bool, str]:
         return False, str(exc)
 
 
-def run() -> int:
+def run(hidden: Sequence[Path] = ()) -> int:
+    """`hidden`: paths students' native code must not read (the course's solutions)."""
     components = [
         Component("grader", True, f"{__version__} on Python {platform.python_version()}", True),
         Component("CuPy", *_cupy(), needed=True),
@@ -87,7 +90,8 @@ def run() -> int:
     if components[-1].ok:
         from grader import sandbox
 
-        components.append(Component("sandbox (CPU backend)", *sandbox.describe(), needed=False))
+        isolation = sandbox.describe(hidden)
+        components.append(Component("sandbox (CPU backend)", *isolation, needed=False))
     components.append(Component("nvcc", *_tool_version("nvcc", "--version"), needed=False))
     components.append(
         Component("ncu (Nsight Compute)", *_tool_version("ncu", "--version"), needed=False)

@@ -104,10 +104,10 @@ def _check_hidden(hidden_too: Sequence[Path]) -> None:
             )
 
 
-def describe() -> tuple[bool, str]:
+def describe(hidden_too: Sequence[Path] = ()) -> tuple[bool, str]:
     """Whether students' native code can run isolated here, and how (for `grader doctor`)."""
     try:
-        chosen = mode()
+        chosen = mode(hidden_too)
     except GraderError as exc:
         return False, str(exc)
     if chosen == "none":

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,14 +91,9 @@ def test_without_bubblewrap_solutions_or_a_cache_others_can_read_stop_the_gradin
         shutil.rmtree(shared, ignore_errors=True)
 
 
-@needs_root
-@pytest.mark.slow
-@pytest.mark.parametrize("backend", ["cpu", "auto"])
-def test_a_course_whose_solutions_any_user_can_read_gives_no_verdict_without_bubblewrap(
-    backend: str,
-) -> None:
-    # Found only at the first launch, this left every correctness check "to a GPU": the stub
-    # got PASSED and exit status 0. The check must fail closed before any case, with the fix.
+@pytest.fixture
+def open_course() -> Iterator[Path]:
+    """A copy of the course whose solutions any user can read, in a folder any user can search."""
     course = Path(tempfile.mkdtemp(prefix="grader-test-course-", dir="/tmp"))
     try:
         course.chmod(0o755)
@@ -105,22 +101,47 @@ def test_a_course_whose_solutions_any_user_can_read_gives_no_verdict_without_bub
         for name in ("exercises", "solutions", "reference"):
             shutil.copytree(ROOT / name, course / name)
         (course / "solutions").chmod(0o755)
-        cache = course / "cache"
-        cache.mkdir(mode=0o700)
-        env = {**os.environ, "GRADER_BWRAP": "none", "GRADER_CACHE_DIR": str(cache)}
-        env["CUDA_VISIBLE_DEVICES"] = ""  # auto: no GPU, so the CPU backend, as in CI
-        env.pop("GRADER_SANDBOX_HIDE", None)
-        done = subprocess.run(
-            [sys.executable, "-m", "grader", "check", "ex1", "--backend", backend],
-            cwd=course, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-        solutions = (course / "solutions").resolve()
-        assert done.returncode == 2, done.stdout + done.stderr
-        assert "PASSED" not in done.stdout, done.stdout
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1, done.stderr
-        assert f"{solutions}: readable by any user" in lines[0]
-        assert f"chmod o-rwx {solutions}" in lines[0]
+        (course / "cache").mkdir(mode=0o700)
+        yield course
     finally:
         shutil.rmtree(course, ignore_errors=True)
+
+
+def _without_bubblewrap(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GRADER_BWRAP": "none", "GRADER_CACHE_DIR": str(course / "cache")}
+    env["CUDA_VISIBLE_DEVICES"] = ""  # auto: no GPU, so the CPU backend, as in CI
+    env["PYTHONPATH"] = str(ROOT)
+    env["COLUMNS"] = "400"  # rich tables unwrapped
+    env.pop("GRADER_SANDBOX_HIDE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        cwd=course, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@needs_root
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_a_course_whose_solutions_any_user_can_read_gives_no_verdict_without_bubblewrap(
+    open_course: Path, backend: str
+) -> None:
+    # Found only at the first launch, this left every correctness check "to a GPU": the stub
+    # got PASSED and exit status 0. The check must fail closed before any case, with the fix.
+    done = _without_bubblewrap(open_course, "check", "ex1", "--backend", backend)
+    solutions = (open_course / "solutions").resolve()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "PASSED" not in done.stdout, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"{solutions}: readable by any user" in lines[0]
+    assert f"chmod o-rwx {solutions}" in lines[0]
+
+
+@needs_root
+def test_doctor_says_the_sandbox_is_unusable_where_the_courses_solutions_are_open(
+    open_course: Path,
+) -> None:
+    done = _without_bubblewrap(open_course, "doctor")
+    row = " ".join(done.stdout.split())
+    assert "sandbox (CPU backend) │ unavailable" in row, done.stdout
+    assert "solutions: readable by any user" in row, done.stdout
