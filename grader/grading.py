@@ -17,9 +17,10 @@ from grader.expectations import Expectation
 from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
-from grader.results import CheckResult, CheckStatus, Report
+from grader.results import DESELECTED, CheckResult, CheckStatus, Report
 from grader.selection import parse_selection
 from grader.source import KernelSource
+from grader.spec import ExerciseSpec
 
 
 def new_seed() -> int:
@@ -159,6 +160,19 @@ def _answers_hint(exercise: Exercise, job: Job, checks: list[CheckResult]) -> li
     )
 
 
+def _needed_a_device(spec: ExerciseSpec, checks: list[CheckResult]) -> bool:
+    """Whether, with nothing failed (a kernel that does not compile fails without a device), a
+    check that runs on a device was skipped other than by -k. Decided by the checks, not by
+    their messages: a message is bounded and escaped, and a path in it altered."""
+    if any(c.status in ("failed", "error") for c in checks):
+        return False
+    device = {p.name for check in checks_for(spec) if check.uses_device for p in check.plan(spec)}
+    return any(
+        c.name in device and c.status == "skipped" and not c.message.startswith(DESELECTED)
+        for c in checks
+    )
+
+
 def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) -> Report:
     spec = exercise.spec
     device, checks, stages = finish(graded, plan(spec))
@@ -169,8 +183,8 @@ def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) 
             f"--backend {job.backend}: not usable here: {device.detail or device.name}"
             + ("; --backend cpu runs the kernels on the CPU" if job.backend == "gpu" else "")
         )
-    if device.backend == "none" and any(c.message == f"not run: {device.detail}" for c in checks):
-        # no backend at all, and checks that needed one (not -k deselected): no verdict either
+    if device.backend == "none" and _needed_a_device(spec, checks):
+        # no backend at all, and checks that needed one: no verdict either
         raise GraderError(f"no GPU and no CPU backend here: {device.detail}")
     hints: list[str] = []
     for check in checks_for(spec):

@@ -56,7 +56,10 @@ def lane_envs(
         if why:
             asked = f"--gpus {','.join(gpus)}" if gpus else "--backend gpu"
             raise GraderError(f"{asked}: not usable here: {why}")
-    on_cpu = backend == "cpu" or (backend == "auto" and not _gpu_present())
+    # auto grades on the CPU where no GPU is usable, device files or not (a driver too old)
+    on_cpu = backend == "cpu" or (
+        backend == "auto" and (not _gpu_present() or _gpu_unusable() is not None)
+    )
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
         sandbox.HIDE_ENV: os.pathsep.join(str(p) for p in hidden),

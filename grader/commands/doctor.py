@@ -97,6 +97,8 @@ def run(hidden: Sequence[Path] = ()) -> int:
         Component("ncu (Nsight Compute)", *_tool_version("ncu", "--version"), needed=False)
     )
     usable = {c.name: c.ok for c in components}
-    where = "the GPU" if usable["GPU"] else "the CPU backend" if usable["CPU backend"] else None
+    # the CPU backend runs kernels only where the sandbox can isolate them
+    on_cpu = usable["CPU backend"] and usable.get("sandbox (CPU backend)", False)
+    where = "the GPU" if usable["GPU"] else "the CPU backend" if on_cpu else None
     print_doctor(components, where, Console())
     return EXIT_OK if all(c.ok for c in components if c.needed) else EXIT_USAGE

@@ -37,5 +37,6 @@ def print_doctor(components: list[Component], runs_on: str | None, console: Cons
     console.print(
         f"runtime checks (--backend auto) run on {runs_on}"
         if runs_on
-        else "[yellow]runtime checks will be skipped: no GPU and no CPU backend[/yellow]"
+        else "[yellow]no kernel can run here (no GPU, and no CPU backend with its sandbox): "
+        "a check stops with the reason above[/yellow]"
     )

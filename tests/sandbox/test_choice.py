@@ -91,10 +91,12 @@ def test_without_bubblewrap_solutions_or_a_cache_others_can_read_stop_the_gradin
         shutil.rmtree(shared, ignore_errors=True)
 
 
-@pytest.fixture
-def open_course() -> Iterator[Path]:
-    """A copy of the course whose solutions any user can read, in a folder any user can search."""
-    course = Path(tempfile.mkdtemp(prefix="grader-test-course-", dir="/tmp"))
+@pytest.fixture(params=["", "\u200d"], ids=["plain path", "path with a zero-width joiner"])
+def open_course(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A copy of the course whose solutions any user can read, in a folder any user can search.
+    Its path once had an invisible character, which reports escape: a check that matched the
+    skip's message against the device's detail missed, and the stub PASSED again."""
+    course = Path(tempfile.mkdtemp(prefix=f"grader-test-course-{request.param}", dir="/tmp"))
     try:
         course.chmod(0o755)
         shutil.copy(ROOT / "course.yaml", course / "course.yaml")
@@ -128,7 +130,7 @@ def test_a_course_whose_solutions_any_user_can_read_gives_no_verdict_without_bub
     # Found only at the first launch, this left every correctness check "to a GPU": the stub
     # got PASSED and exit status 0. The check must fail closed before any case, with the fix.
     done = _without_bubblewrap(open_course, "check", "ex1", "--backend", backend)
-    solutions = (open_course / "solutions").resolve()
+    solutions = str((open_course / "solutions").resolve()).replace("\u200d", "\\u200d")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "PASSED" not in done.stdout, done.stdout
     lines = done.stderr.strip().splitlines()
@@ -145,3 +147,6 @@ def test_doctor_says_the_sandbox_is_unusable_where_the_courses_solutions_are_ope
     row = " ".join(done.stdout.split())
     assert "sandbox (CPU backend) │ unavailable" in row, done.stdout
     assert "solutions: readable by any user" in row, done.stdout
+    # and so nothing runs kernels here: `grader check` stops with that line
+    assert "no kernel can run here" in row, done.stdout
+    assert "run on the CPU backend" not in row, done.stdout
