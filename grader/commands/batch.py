@@ -128,6 +128,9 @@ def run(
     if students and not work.todo:  # a re-grade that found nothing to grade did not do its job
         console.nothing_graded(list(students))
         return EXIT_CHECK_FAILED
+    if console.ungraded:  # a batch that left gradings without a verdict did not do its job
+        console.left_ungraded()
+        return EXIT_CHECK_FAILED
     return EXIT_OK
 
 

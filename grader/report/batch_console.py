@@ -18,6 +18,8 @@ class BatchConsole:
 
     def __init__(self) -> None:
         self.console = Console(stderr=True)
+        self.ungraded = 0
+        """Gradings that raised (not_graded) in this run."""
 
     def note(self, text: str) -> None:
         """Something discovery noticed (a layout, a refused entry)."""
@@ -46,6 +48,15 @@ class BatchConsole:
         """A grading that raised: the first 300 characters of why, on one line."""
         why = " ".join(str(error).split())[:300] or type(error).__name__
         self.console.print(escape(f"{student} ({exercise}): not graded: {why}"), style="red")
+        self.ungraded += 1
+
+    def left_ungraded(self) -> None:
+        """The run's end, where some gradings raised: they have no verdict yet."""
+        self.console.print(
+            f"{self.ungraded} grading(s) could not be graded (see above): nothing of them is "
+            "recorded; run the same command with --resume to grade them",
+            style="red",
+        )
 
     def baseline(self, line: str) -> None:
         """A GPU lane's baseline timings (yellow where they drifted)."""

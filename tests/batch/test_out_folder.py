@@ -12,6 +12,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from grader.batch.store import ResultStore
 from grader.batch.view import BatchView, carried_over, write_outputs
@@ -262,3 +265,24 @@ def test_a_re_grade_of_a_student_with_nothing_readable_says_so_and_exits_1(
     assert done.returncode == 1, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last == "nothing of dave was graded: none of it could be read (see above)"
+
+
+def test_a_batch_that_left_gradings_without_a_verdict_says_so_and_exits_non_zero(
+    small_course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    # a grading that raises (the host failed it) is reported and not recorded; the batch used
+    # to end with exit status 0 all the same, its gradebook blank where the grades should be
+    from grader import cli
+    from grader.batch import grade_all
+
+    def fails(*args: object, **options: object) -> None:
+        raise RuntimeError("the grading child could not start")
+
+    monkeypatch.setattr(grade_all, "start_submission", fails)
+    submissions, out = _submissions(tmp_path / "submissions"), tmp_path / "out"
+    code = cli.main(_batch(small_course, submissions, out, "--exercise", "ex1"))
+    said = capsys.readouterr().err
+    assert code == 1, said
+    assert "ivy (ex1): not graded: the grading child could not start" in said
+    assert "1 grading(s) could not be graded (see above)" in said
+    assert "--resume" in said
