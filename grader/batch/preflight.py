@@ -56,9 +56,10 @@ def lane_envs(
         if why:
             asked = f"--gpus {','.join(gpus)}" if gpus else "--backend gpu"
             raise GraderError(f"{asked}: not usable here: {why}")
-    # auto grades on the CPU where no GPU is usable, device files or not (a driver too old)
+    # auto grades on the CPU where no GPU is usable, device files or not (a driver too old);
+    # with --gpus the GPU was found usable above
     on_cpu = backend == "cpu" or (
-        backend == "auto" and (not _gpu_present() or _gpu_unusable() is not None)
+        backend == "auto" and not gpus and (not _gpu_present() or _gpu_unusable() is not None)
     )
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
