@@ -17,7 +17,7 @@ from grader.expectations import Expectation
 from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
-from grader.results import DESELECTED, CheckResult, CheckStatus, Report
+from grader.results import DESELECTED, HOST_FAILED, CheckResult, CheckStatus, Report
 from grader.selection import parse_selection
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
@@ -182,6 +182,13 @@ def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) 
         raise GraderError(
             f"--backend {job.backend}: not usable here: {device.detail or device.name}"
             + ("; --backend cpu runs the kernels on the CPU" if job.backend == "gpu" else "")
+        )
+    host = next((c for c in checks if HOST_FAILED in c.symptoms), None)
+    if host is not None:
+        # the sandbox failed mid-grading: no verdict, rather than the kernel's FAILED
+        why = host.message.removeprefix("not run: ")
+        raise GraderError(
+            f"the grading could not be done here (the host failed, not the kernel): {why}"
         )
     if device.backend == "none" and _needed_a_device(spec, checks):
         # no backend at all, and checks that needed one: no verdict either

@@ -44,15 +44,18 @@ class CheckKind(_Word):
 DESELECTED = "not run: deselected by -k"
 """How the message of a check that -k left out begins."""
 NEEDS_GPU = "needs a GPU"
+"""How the message of a check skipped for want of a GPU begins: its points are not graded
+where it ran (a CPU batch, Gradescope), not lost."""
 CPU_REFUSES = "cpu_refuses"
 """The compile check's symptom where the CPU backend refuses the kernel's source (inline PTX,
 a `__shared__` array in a template...), on either backend: a CPU grading (Gradescope's) leaves
 its correctness to a GPU, and a GPU batch's performance_scores.csv carries those points."""
-"""How the message of a check skipped for want of a GPU begins: its points are not graded
-where it ran (a CPU batch, Gradescope), not lost."""
 REVIEWED = "reviewed"
 """The symptom of a check that a person graded (`grader review`): every renderer shows its
 message, which says what the rubric gave."""
+HOST_FAILED = "host_failed"
+"""The symptom of the checks that a failure of the host stopped (its sandbox could not be set
+up), not the kernel: the grading has no verdict, and says so instead of failing the kernel."""
 
 REFUSED = "refused"
 """The symptom of a hand-in a batch could not read (a damaged zip, a link): nothing compiled;

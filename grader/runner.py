@@ -17,7 +17,7 @@ from grader.checks.registry import checks_for, plan
 from grader.errors import GraderError
 from grader.events import DeviceEvent
 from grader.job import Job
-from grader.results import CheckResult, CheckStatus, DeviceInfo
+from grader.results import HOST_FAILED, CheckResult, CheckStatus, DeviceInfo
 from grader.sandbox import HIDE_ENV, mode
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
@@ -129,7 +129,7 @@ def run_checks(context: Context) -> int:
             try:
                 outcome = check.run(context)
             except GraderError as exc:  # the host failed (no isolation for native code): no verdict
-                outcome = Halt(f"not run: {exc}", CheckStatus.ERROR)
+                outcome = Halt(f"not run: {exc}", CheckStatus.ERROR, symptoms=(HOST_FAILED,))
         if isinstance(outcome, Exit):
             return outcome.code
         if isinstance(outcome, Halt):
@@ -144,6 +144,7 @@ def run_checks(context: Context) -> int:
                             0.0,
                             rest.max_score,
                             outcome.reason,
+                            outcome.symptoms,
                         )
                     )
             return outcome.exit_code

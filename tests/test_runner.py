@@ -10,7 +10,7 @@ from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
 from grader.errors import GraderError
 from grader.events import DeviceEvent, Event, ResultEvent
 from grader.job import Job
-from grader.results import CheckKind, CheckResult, CheckStatus, DeviceInfo
+from grader.results import HOST_FAILED, CheckKind, CheckResult, CheckStatus, DeviceInfo
 from grader.source import KernelSource
 from grader.spec import load_spec
 from tests.conftest import ROOT
@@ -116,3 +116,11 @@ def test_a_host_failure_inside_a_check_is_an_error_for_it_and_the_rest_not_a_pas
     _, events = _run(monkeypatch, [_Step("a"), _HostFails("b"), _Step("c")])
     why = "not run: no isolation for students' native code here: bubblewrap is gone"
     assert _results(events) == [("a", "passed", "ran"), ("b", "error", why), ("c", "error", why)]
+    # marked as the host's failure: the grading then gives no verdict (grading._report)
+    marked = [e.result.name for e in events if isinstance(e, ResultEvent) and e.result.symptoms]
+    assert marked == ["b", "c"]
+    assert all(
+        e.result.symptoms == (HOST_FAILED,)
+        for e in events
+        if isinstance(e, ResultEvent) and e.result.name in marked
+    )

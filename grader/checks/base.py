@@ -53,6 +53,7 @@ class Halt:
     reason: str
     status: CheckStatus = CheckStatus.SKIPPED
     exit_code: int = 0
+    symptoms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
