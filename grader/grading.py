@@ -17,10 +17,9 @@ from grader.expectations import Expectation
 from grader.isolation import Graded, Progress, advance, finish
 from grader.job import Job
 from grader.notebook import in_notebook, readable_locations
-from grader.results import DESELECTED, HOST_FAILED, CheckResult, CheckStatus, Report
+from grader.results import HOST_FAILED, NO_DEVICE, CheckResult, CheckStatus, Report
 from grader.selection import parse_selection
 from grader.source import KernelSource
-from grader.spec import ExerciseSpec
 
 
 def new_seed() -> int:
@@ -160,19 +159,6 @@ def _answers_hint(exercise: Exercise, job: Job, checks: list[CheckResult]) -> li
     )
 
 
-def _needed_a_device(spec: ExerciseSpec, checks: list[CheckResult]) -> bool:
-    """Whether, with nothing failed (a kernel that does not compile fails without a device), a
-    check that runs on a device was skipped other than by -k. Decided by the checks, not by
-    their messages: a message is bounded and escaped, and a path in it altered."""
-    if any(c.status in ("failed", "error") for c in checks):
-        return False
-    device = {p.name for check in checks_for(spec) if check.uses_device for p in check.plan(spec)}
-    return any(
-        c.name in device and c.status == "skipped" and not c.message.startswith(DESELECTED)
-        for c in checks
-    )
-
-
 def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) -> Report:
     spec = exercise.spec
     device, checks, stages = finish(graded, plan(spec))
@@ -190,8 +176,10 @@ def _report(exercise: Exercise, source: KernelSource, job: Job, graded: Graded) 
         raise GraderError(
             f"the grading could not be done here (the host failed, not the kernel): {why}"
         )
-    if device.backend == "none" and _needed_a_device(spec, checks):
-        # no backend at all, and checks that needed one: no verdict either
+    failed = any(c.status in ("failed", "error") for c in checks)
+    if not failed and any(NO_DEVICE in c.symptoms for c in checks):
+        # no backend at all, and checks that needed one (a symptom, not their message, says
+        # so: a message is bounded and escaped, a path in it altered): no verdict either
         raise GraderError(f"no GPU and no CPU backend here: {device.detail}")
     hints: list[str] = []
     for check in checks_for(spec):

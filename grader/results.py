@@ -56,6 +56,9 @@ message, which says what the rubric gave."""
 HOST_FAILED = "host_failed"
 """The symptom of the checks that a failure of the host stopped (its sandbox could not be set
 up), not the kernel: the grading has no verdict, and says so instead of failing the kernel."""
+NO_DEVICE = "no_device"
+"""The symptom of the checks skipped because no backend could run them (no GPU, and no CPU
+backend with its sandbox): with nothing failed before them, the grading has no verdict."""
 
 REFUSED = "refused"
 """The symptom of a hand-in a batch could not read (a damaged zip, a link): nothing compiled;

@@ -17,7 +17,7 @@ from grader.checks.registry import checks_for, plan
 from grader.errors import GraderError
 from grader.events import DeviceEvent
 from grader.job import Job
-from grader.results import HOST_FAILED, CheckResult, CheckStatus, DeviceInfo
+from grader.results import HOST_FAILED, NO_DEVICE, CheckResult, CheckStatus, DeviceInfo
 from grader.sandbox import HIDE_ENV, mode
 from grader.source import KernelSource
 from grader.spec import ExerciseSpec
@@ -122,7 +122,7 @@ def run_checks(context: Context) -> int:
         if context.stopping:
             outcome: Halt | Exit | None = context.stopping
         elif check.uses_device and context.backend is None:
-            outcome = Halt(f"not run: {context.device.detail}")
+            outcome = Halt(f"not run: {context.device.detail}", symptoms=(NO_DEVICE,))
         elif _deferred(check, context):
             return EXIT_TIMING_DEFERRED
         else:
