@@ -168,8 +168,9 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             refusals.append(
                 Refusal(
                     token.line,
-                    f"{token.text} is not allowed: names that start with __asan, __ubsan or "
-                    "__sanitizer belong to the sanitizers of the CPU backend's checked build",
+                    f"{token.text} is not allowed: names that start with __asan, __ubsan, "
+                    "__lsan, __msan, __tsan, __hwasan, __sanitizer or __interceptor belong to "
+                    "the sanitizers of the CPU backend's checked build",
                 )
             )
         elif token.kind == "raw_string":
