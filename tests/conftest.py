@@ -116,12 +116,14 @@ def nvrtc_log(text: str) -> str:
 
 
 def run_grader(
-    args: Sequence[str], cwd: Path = ROOT, typed: str = ""
+    args: Sequence[str], cwd: Path = ROOT, typed: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the grader CLI as a user would, in a fresh process; `typed`: its standard input."""
+    """Run the grader CLI as a user would, in a fresh process; `typed`: its standard input;
+    `env`: its whole environment (this process's by default)."""
     return subprocess.run(
         [sys.executable, "-m", "grader", *args],
         cwd=cwd,
+        env=env,
         input=typed,
         capture_output=True,
         text=True,

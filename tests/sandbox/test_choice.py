@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_grader
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="the sandbox's own user needs root (CI and Gradescope run as root)"
@@ -115,10 +115,7 @@ def _without_bubblewrap(course: Path, *args: str) -> subprocess.CompletedProcess
     env["PYTHONPATH"] = str(ROOT)
     env["COLUMNS"] = "400"  # rich tables unwrapped
     env.pop("GRADER_SANDBOX_HIDE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *args],
-        cwd=course, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    return run_grader(args, cwd=course, env=env)
 
 
 @needs_root
