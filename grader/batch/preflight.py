@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader import sandbox
@@ -29,44 +30,95 @@ def _gpu_present() -> bool:
     return Path("/dev/nvidiactl").exists() or any(Path("/dev").glob("nvidia[0-9]*"))
 
 
-def _gpu_unusable() -> str | None:
-    """Why no GPU is usable here (asked of a child: the parent never opens a CUDA context), or
-    None when one is."""
-    # the package first, then whatever the caller's path holds (its installed dependencies)
-    path = [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
-    done = subprocess.run(
-        [sys.executable, "-c", _GPU_PROBE], capture_output=True, text=True, timeout=120,
-        check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)},
-    )  # fmt: skip
-    if done.returncode != 0:
-        return (done.stderr.strip().splitlines() or ["the GPU probe failed"])[-1]
-    return done.stdout.strip() or None
+PROBE_TIMEOUT_S = 120.0
 
 
-def lane_envs(
-    backend: str, hidden: Sequence[Path], out: Path, gpus: Sequence[str], unsafe_no_sandbox: bool
-) -> list[dict[str, str]]:
-    """The environment of each lane's grading children (one lane per GPU, else one), once this
-    machine can grade: --backend gpu needs a usable GPU, and native code on the CPU needs the
-    sandbox, which never shows it the `hidden` paths (submissions, results, solutions)."""
-    # --gpus asks for GPUs: without one, `auto` would grade on the CPU, saying nothing
-    # (--backend cpu --gpus N runs the lanes on the CPU, as asked)
-    if backend == "gpu" or (gpus and backend == "auto"):
-        why = _gpu_unusable()
-        if why:
-            asked = f"--gpus {','.join(gpus)}" if gpus else "--backend gpu"
+class GpuProbe:
+    """A child asked whether a GPU is usable here (the parent never opens a CUDA context),
+    started at once: its start-up (Python, CuPy, a CUDA context: a second or two) passes while
+    the grading children start, instead of before them."""
+
+    def __init__(self) -> None:
+        # the package first, then whatever the caller's path holds (its installed dependencies)
+        path = [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _GPU_PROBE],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)},
+        )
+
+    def why_not(self) -> str | None:
+        """Why no GPU is usable here, or None when one is (waits for the child's answer)."""
+        try:
+            out, err = self._process.communicate(timeout=PROBE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.communicate()
+            return f"the GPU probe gave no answer within {PROBE_TIMEOUT_S:.0f} s"
+        if self._process.returncode != 0:
+            return (err.strip().splitlines() or ["the GPU probe failed"])[-1]
+        return out.strip() or None
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.communicate()
+
+
+@dataclass
+class Preflight:
+    """The lanes a batch grades on (the environment of each lane's grading children), and
+    whether it can grade here, settled by `confirm` once the GPU probe has answered."""
+
+    lanes: list[dict[str, str]]
+    backend: str
+    gpus: Sequence[str]
+    hidden: Sequence[Path]
+    unsafe_no_sandbox: bool
+    probe: GpuProbe | None
+    _confirmed: bool = False
+
+    def confirm(self) -> None:
+        """Raise GraderError (one line) unless this machine can grade as asked: --backend gpu
+        and --gpus need a usable GPU, and native code on the CPU needs the sandbox, which never
+        shows it the hidden paths (submissions, results, solutions)."""
+        if self._confirmed:
+            return
+        why = self.probe.why_not() if self.probe is not None else "no GPU device files"
+        # --gpus asks for GPUs: without one, `auto` would grade on the CPU, saying nothing
+        # (--backend cpu --gpus N runs the lanes on the CPU, as asked)
+        if why and (self.backend == "gpu" or (self.gpus and self.backend == "auto")):
+            asked = f"--gpus {','.join(self.gpus)}" if self.gpus else "--backend gpu"
             raise GraderError(f"{asked}: not usable here: {why}")
-    # auto grades on the CPU where no GPU is usable, device files or not (a driver too old);
-    # with --gpus the GPU was found usable above
-    on_cpu = backend == "cpu" or (
-        backend == "auto" and not gpus and (not _gpu_present() or _gpu_unusable() is not None)
-    )
+        # auto grades on the CPU where no GPU is usable, device files or not (a driver too old)
+        on_cpu = self.backend == "cpu" or (self.backend == "auto" and not self.gpus and bool(why))
+        if on_cpu and not self.unsafe_no_sandbox:
+            # without bubblewrap, files others can read are one line with the chmod to run
+            sandbox.mode(self.hidden)
+        self._confirmed = True
+
+    def close(self) -> None:
+        """End the probe if it is still running (the batch stopped before asking it)."""
+        if self.probe is not None:
+            self.probe.close()
+
+
+def start_preflight(
+    backend: str, hidden: Sequence[Path], out: Path, gpus: Sequence[str], unsafe_no_sandbox: bool
+) -> Preflight:
+    """The batch's lanes, one per GPU (else one), with the GPU probe started where a GPU may be
+    asked of (device files exist); without one, confirmed already (`confirm` raises now)."""
+    asks_gpu = backend == "gpu" or (backend == "auto" and bool(gpus))
+    probe = GpuProbe() if asks_gpu or (backend == "auto" and _gpu_present()) else None
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
         sandbox.HIDE_ENV: os.pathsep.join(str(p) for p in hidden),
     }
-    if on_cpu and not unsafe_no_sandbox:
-        # without bubblewrap, files others can read are one line with the chmod to run
-        sandbox.mode(hidden)
     # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
-    return [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
+    lanes = [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
+    preflight = Preflight(lanes, backend, gpus, hidden, unsafe_no_sandbox, probe)
+    if probe is None or not _gpu_present():  # nothing to overlap: no GPU to start children on
+        preflight.confirm()
+    return preflight

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.batch.discover import discover
 from grader.batch.grade_all import default_jobs, grade_all, lane_children
-from grader.batch.preflight import lane_envs
+from grader.batch.preflight import start_preflight
 from grader.batch.secret import load_or_create
 from grader.batch.selection import select_work, unknown_students
 from grader.batch.store import ResultStore
@@ -62,12 +62,16 @@ def run(
         # Native code from students runs only in the sandbox, which never shows it the other
         # submissions, the results or the solutions. No usable backend: nothing is written yet.
         hidden = [p.resolve() for p in (submissions, out, course.root / "solutions")]
-        lanes = lane_envs(backend, hidden, out, gpus, unsafe_no_sandbox)
+        preflight = start_preflight(backend, hidden, out, gpus, unsafe_no_sandbox)
+        children.callback(preflight.close)
+        lanes = preflight.lanes
         jobs = jobs or default_jobs(lanes)
-        # the grading children start now, while the submissions are read; in a folder graded
-        # before (--resume, --student), once it is known that something is left to grade
+        # the grading children start now, while the GPU probe answers and the submissions are
+        # read; in a folder graded before (--resume, --student), once it is known that
+        # something is left to grade
         if not done:
             children.enter_context(lane_children(lanes, jobs, backend))
+        preflight.confirm()
         found, notes = discover(submissions, chosen, out / "work", others, graded_too=graded_too)
         for note in notes:
             console.note(note)
