@@ -148,10 +148,15 @@ SMALL_SHAPES = {
     "512x768x1024": "64x96x128",
     "1024x1024x1024": "128x128x128",
     "512x512x512": "96x96x96",
+    "1100x7x1030": "140x7x134",
+    "33x2049x47": "33x257x47",
 }
-"""The largest correctness cases (nearly all of a CPU grading's time), each replaced by one a
-few hundred times smaller whose sizes are still multiples of every tile (as the originals are):
-a kernel's verdict on each case, and so its points, are the same."""
+"""The cases that take nearly all of a CPU grading's time, each replaced by one many times
+smaller: the largest, whose sizes stay multiples of every tile (as the originals are), and the
+wide and long-K ones, where a wrong kernel (a stub that loops over N for K) is launched again
+to tell its mistake, whose sizes keep their remainders modulo every tile (8 to 64). A kernel's
+verdict on each case, and so its points, are the same, except a kernel that treats K > 1024
+differently (no test grades one on this course)."""
 
 
 @pytest.fixture(scope="session")
