@@ -4,6 +4,7 @@ and the environment of each lane's grading children."""
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -49,6 +50,7 @@ class GpuProbe:
             env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)},
         )
 
+    @functools.cached_property
     def why_not(self) -> str | None:
         """Why no GPU is usable here, or None when one is (waits for the child's answer)."""
         try:
@@ -86,7 +88,7 @@ class Preflight:
         shows it the hidden paths (submissions, results, solutions)."""
         if self._confirmed:
             return
-        why = self.probe.why_not() if self.probe is not None else "no GPU device files"
+        why = self.probe.why_not if self.probe is not None else "no GPU device files"
         # --gpus asks for GPUs: without one, `auto` would grade on the CPU, saying nothing
         # (--backend cpu --gpus N runs the lanes on the CPU, as asked)
         if why and (self.backend == "gpu" or (self.gpus and self.backend == "auto")):

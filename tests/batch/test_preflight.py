@@ -42,7 +42,7 @@ def test_the_gpu_probe_keeps_the_callers_import_path(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
     monkeypatch.setattr(preflight.subprocess, "Popen", _FakeProbeProcess)
-    assert preflight.GpuProbe().why_not() is None
+    assert preflight.GpuProbe().why_not is None
     assert _FakeProbeProcess.seen["env"]["PYTHONPATH"].split(":") == [
         str(ROOT),
         str(tmp_path / "site"),
@@ -56,7 +56,7 @@ def test_a_gpu_probe_that_never_answers_is_one_line_not_a_traceback(
     probe = preflight.GpuProbe()
     hung = subprocess.TimeoutExpired("python", preflight.PROBE_TIMEOUT_S)
     probe._process.answers = [hung, ("", "")]  # type: ignore[attr-defined]
-    assert probe.why_not() == "the GPU probe gave no answer within 120 s"
+    assert probe.why_not == "the GPU probe gave no answer within 120 s"
     assert probe._process.poll() == -9  # killed, not left running
 
 
@@ -112,8 +112,7 @@ def test_auto_on_a_host_whose_gpu_is_unusable_checks_the_sandbox_before_grading(
 
 
 class _UnusableGpu:
-    def why_not(self) -> str:
-        return "no usable CUDA GPU (driver too old)"
+    why_not = "no usable CUDA GPU (driver too old)"
 
     def close(self) -> None:
         pass
