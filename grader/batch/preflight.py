@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import sandbox
@@ -80,7 +80,7 @@ class Preflight:
     hidden: Sequence[Path]
     unsafe_no_sandbox: bool
     probe: GpuProbe | None
-    _confirmed: bool = False
+    _confirmed: bool = field(default=False, init=False)
 
     def confirm(self) -> None:
         """Raise GraderError (one line) unless this machine can grade as asked: --backend gpu
@@ -110,8 +110,9 @@ class Preflight:
 def start_preflight(
     backend: str, hidden: Sequence[Path], out: Path, gpus: Sequence[str], unsafe_no_sandbox: bool
 ) -> Preflight:
-    """The batch's lanes, one per GPU (else one), with the GPU probe started where a GPU may be
-    asked of (device files exist); without one, confirmed already (`confirm` raises now)."""
+    """The batch's lanes, one per GPU (else one), with the GPU probe started where a GPU is asked
+    for or `auto` may use one (device files exist). Without device files there is no start-up
+    to overlap: confirmed already (raises now)."""
     asks_gpu = backend == "gpu" or (backend == "auto" and bool(gpus))
     probe = GpuProbe() if asks_gpu or (backend == "auto" and _gpu_present()) else None
     guarded = {
