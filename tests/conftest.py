@@ -155,8 +155,8 @@ SMALL_SHAPES = {
 smaller: the largest, whose sizes stay multiples of every tile (as the originals are), and the
 wide and long-K ones, where a wrong kernel (a stub that loops over N for K) is launched again
 to tell its mistake, whose sizes keep their remainders modulo every tile (8 to 64). A kernel's
-verdict on each case, and so its points, are the same, except a kernel that treats K > 1024
-differently (no test grades one on this course)."""
+verdict on each case, and so its points, are the same, except a kernel that treats a size over
+1024 differently (no test grades one on this course)."""
 
 
 @pytest.fixture(scope="session")
