@@ -10,6 +10,7 @@ and functions of the student's with the name of one the baseline program defines
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from dataclasses import dataclass
@@ -62,6 +63,28 @@ def base_name(demangled: str) -> str:
     while "<" in head:
         head = re.sub(r"<[^<>]*>", "", head)
     return head.split("::")[-1].split()[-1] if head.strip() else demangled
+
+
+def to_json(symbols: Symbols) -> str:
+    return json.dumps(
+        {
+            "init_bytes": symbols.init_bytes,
+            "defined": sorted(symbols.defined),
+            "imported": sorted(symbols.imported),
+        }
+    )
+
+
+def from_json(text: str) -> Symbols:
+    """Symbols as to_json wrote them; ValueError for anything else."""
+    data = json.loads(text)
+    init_bytes, defined, imported = data["init_bytes"], data["defined"], data["imported"]
+    texts = [*init_bytes, *defined, *imported]
+    if not all(isinstance(t, str) for t in texts) or not all(
+        isinstance(v, int) for v in init_bytes.values()
+    ):
+        raise ValueError("not symbols")
+    return Symbols(dict(init_bytes), frozenset(defined), frozenset(imported))
 
 
 def read(program: Path) -> Symbols:

@@ -5,7 +5,10 @@ against which a student's unit is read (cpu_symbols)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -14,6 +17,7 @@ from pathlib import Path
 from grader import sandbox
 from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
+from grader.program_cache import cache_dir, write_atomic
 from grader.source import KernelSource
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
@@ -152,7 +156,34 @@ def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
 @functools.cache
 def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
     """What the runtime and harness bring to a unit around an empty kernel, against which a
-    student's unit is read (once per process; `toolchain` keys it)."""
+    student's unit is read (once per process; `toolchain` keys it). Kept in the build cache
+    under a hash of all that makes them: building and reading them took 1.5 s, which every
+    process that built a kernel paid before its own builds started."""
+    kept = cache_dir() / f"cpu-baseline-{_baseline_key(toolchain)}.json"
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+        return cpu_symbols.from_json(kept.read_text())
+    symbols = _read_baseline()
+    with contextlib.suppress(OSError):
+        write_atomic(kept, cpu_symbols.to_json(symbols).encode())
+    return symbols
+
+
+def _baseline_key(toolchain: str) -> str:
+    """A hash of what the baseline's symbols come from: the unit, every file of the runtime,
+    the command, the compiler and the tools that read the object."""
+    runtime = sorted((p.name, p.read_text()) for p in RUNTIME_DIR.iterdir() if p.is_file())
+    tools = subprocess.run(["nm", "--version"], capture_output=True, text=True, check=False)
+    material = [
+        unit_text(BASELINE.text, _BASELINE_SYMBOL),
+        runtime,
+        symbols_command(Path("unit.cpp"), Path("runtime"), Path("symbols.o")),
+        toolchain,
+        tools.stdout.partition("\n")[0],
+    ]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:32]
+
+
+def _read_baseline() -> cpu_symbols.Symbols:
     with sandbox.private_workdir("grader-baseline-") as work:
         unit = work / "unit.cpp"
         unit.write_text(unit_text(BASELINE.text, _BASELINE_SYMBOL))

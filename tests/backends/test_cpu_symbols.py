@@ -106,3 +106,49 @@ def test_every_template_of_the_runtime_a_kernel_calls_is_known_as_the_runtimes()
     for name in names:
         bare = name.removeprefix("atomic")
         assert bare in patterns, f"{name}: add its instances to _RUNTIME_TEMPLATES"
+
+
+def test_the_baseline_is_built_once_then_read_back_from_the_cache_alike(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # every process that built a kernel built the baseline first (1.5 s): now once per toolchain
+    from grader.backends import cpu_unit
+
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    cpu_unit.baseline_symbols.cache_clear()
+    built = cpu_unit.baseline_symbols(TOOLCHAIN)
+    kept = list((tmp_path / "cache").glob("cpu-baseline-*.json"))
+    assert len(kept) == 1
+
+    def no_build() -> cpu_symbols.Symbols:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(cpu_unit, "_read_baseline", no_build)
+    cpu_unit.baseline_symbols.cache_clear()
+    assert cpu_unit.baseline_symbols(TOOLCHAIN) == built
+    assert "main" in built.defined or any("launch" in name for name in built.defined)
+
+    # another toolchain is another entry, built anew
+    monkeypatch.undo()
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    cpu_unit.baseline_symbols.cache_clear()
+    cpu_unit.baseline_symbols(f"{TOOLCHAIN} (another)")
+    assert len(list((tmp_path / "cache").glob("cpu-baseline-*.json"))) == 2
+    cpu_unit.baseline_symbols.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["", "{", '{"init_bytes": [], "defined": 1}', "null"])
+def test_a_damaged_baseline_entry_is_built_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: str
+) -> None:
+    from grader.backends import cpu_unit
+
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    cpu_unit.baseline_symbols.cache_clear()
+    good = cpu_unit.baseline_symbols(TOOLCHAIN)
+    (entry,) = (tmp_path / "cache").glob("cpu-baseline-*.json")
+    entry.write_text(damage)
+    cpu_unit.baseline_symbols.cache_clear()
+    assert cpu_unit.baseline_symbols(TOOLCHAIN) == good
+    assert cpu_symbols.from_json(entry.read_text()) == good  # written whole again
+    cpu_unit.baseline_symbols.cache_clear()
