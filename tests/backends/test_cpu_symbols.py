@@ -137,17 +137,34 @@ def test_the_baseline_is_built_once_then_read_back_from_the_cache_alike(
     cpu_unit.baseline_symbols.cache_clear()
 
 
+@pytest.fixture(scope="module")
+def baseline_entry(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, cpu_symbols.Symbols]:
+    """A cache holding the baseline's entry, built once for the tests that damage a copy."""
+    from grader.backends import cpu_unit
+
+    cache = tmp_path_factory.mktemp("baseline-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADER_CACHE_DIR", str(cache))
+        cpu_unit.baseline_symbols.cache_clear()
+        good = cpu_unit.baseline_symbols(TOOLCHAIN)
+        cpu_unit.baseline_symbols.cache_clear()
+    (entry,) = cache.glob("cpu-baseline-*.json")
+    return entry, good
+
+
 @pytest.mark.parametrize("damage", ["", "{", '{"init_bytes": [], "defined": 1}', "null"])
 def test_a_damaged_baseline_entry_is_built_again(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: str
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    damage: str,
+    baseline_entry: tuple[Path, cpu_symbols.Symbols],
 ) -> None:
     from grader.backends import cpu_unit
 
-    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
-    cpu_unit.baseline_symbols.cache_clear()
-    good = cpu_unit.baseline_symbols(TOOLCHAIN)
-    (entry,) = (tmp_path / "cache").glob("cpu-baseline-*.json")
+    kept, good = baseline_entry
+    entry = tmp_path / kept.name
     entry.write_text(damage)
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path))
     cpu_unit.baseline_symbols.cache_clear()
     assert cpu_unit.baseline_symbols(TOOLCHAIN) == good
     assert cpu_symbols.from_json(entry.read_text()) == good  # written whole again
