@@ -44,9 +44,16 @@ _RESERVED_ALLOWED = frozenset(
         "__VA_ARGS__",
     }
 )
-_SANITIZER_NAMES = re.compile(r"__(?:asan|ubsan|lsan|msan|tsan|hwasan|sanitizer|interceptor)\w*")
+_SANITIZER_PREFIXES = (
+    "asan", "ubsan", "lsan", "msan", "tsan", "hwasan", "sanitizer", "interceptor"
+)  # fmt: skip
+_SANITIZER_NAMES = re.compile(rf"__(?:{'|'.join(_SANITIZER_PREFIXES)})\w*")
 """The sanitizers' own functions in the CPU backend's checked build: a kernel's file that defined
 one (an empty `__asan_poison_memory_region`, say) would switch their checks off there."""
+_SANITIZER_LIST = ", ".join(f"__{p}" for p in _SANITIZER_PREFIXES[:-1]) + (
+    f" or __{_SANITIZER_PREFIXES[-1]}"
+)
+"""The prefixes, as the refusal names them (one list for the pattern and the message)."""
 _ODD_SEPARATOR = re.compile(r"(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
 """A `'` in a number other than a digit separator between two (hex) digits."""
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
@@ -168,9 +175,8 @@ def find_refusals(source: KernelSource) -> list[Refusal]:
             refusals.append(
                 Refusal(
                     token.line,
-                    f"{token.text} is not allowed: names that start with __asan, __ubsan, "
-                    "__lsan, __msan, __tsan, __hwasan, __sanitizer or __interceptor belong to "
-                    "the sanitizers of the CPU backend's checked build",
+                    f"{token.text} is not allowed: names that start with {_SANITIZER_LIST} "
+                    "belong to the sanitizers of the CPU backend's checked build",
                 )
             )
         elif token.kind == "raw_string":
