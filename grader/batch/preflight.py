@@ -113,8 +113,9 @@ def start_preflight(
     """The batch's lanes, one per GPU (else one), with the GPU probe started where a GPU is asked
     for or `auto` may use one (device files exist). Without device files there is no start-up
     to overlap: confirmed already (raises now)."""
+    present = _gpu_present()
     asks_gpu = backend == "gpu" or (backend == "auto" and bool(gpus))
-    probe = GpuProbe() if asks_gpu or (backend == "auto" and _gpu_present()) else None
+    probe = GpuProbe() if asks_gpu or (backend == "auto" and present) else None
     guarded = {
         sandbox.SANDBOX_ENV: "off" if unsafe_no_sandbox else "required",
         sandbox.HIDE_ENV: os.pathsep.join(str(p) for p in hidden),
@@ -122,6 +123,6 @@ def start_preflight(
     # One lane per GPU: gradings are spread over them; each lane's lock keeps timing exclusive.
     lanes = [{**guarded, **child_env(out, gpu)} for gpu in gpus] or [guarded]
     preflight = Preflight(lanes, backend, gpus, hidden, unsafe_no_sandbox, probe)
-    if probe is None or not _gpu_present():  # nothing to overlap: no GPU to start children on
+    if probe is None or not present:  # nothing to overlap: no GPU to start children on
         preflight.confirm()
     return preflight
