@@ -55,12 +55,19 @@ def test_code_that_would_run_before_the_kernel_is_refused_from_the_program(code:
 
 
 @pytest.mark.slow
-def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused() -> None:
+@pytest.mark.parametrize(
+    "inline",
+    ["", "__forceinline__", "__attribute__((always_inline)) inline",
+     "__attribute__((__always_inline__)) inline", "[[gnu::always_inline]] inline"],
+    ids=["plain", "forceinline", "always_inline", "__always_inline__", "gnu::always_inline"],
+)  # fmt: skip
+def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused(inline: str) -> None:
     # g++ prefers it to the C library's write() for the harness's own call; NVRTC never
-    # instantiates it
+    # instantiates it. Forced inline, it leaves no function of its own in an optimised build,
+    # nor at -O0 unless always_inline is read as noinline there (cpu_unit.NEVER_INLINE).
     prefix = (
         "__device__ int on_cpu = 0;\n"
-        "template <class F, class P, class S> __device__ long write(F f, P p, S s)"
+        f"template <class F, class P, class S> {inline} __device__ long write(F f, P p, S s)"
         " { on_cpu = 1; return 0; }\n"
     )
     message = _build(prefix)
