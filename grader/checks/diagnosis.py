@@ -128,8 +128,10 @@ def describe_failure(
     nan: NanEvidence | None = None,
     attempt: int = 0,
     of: int = 1,
+    probed: bool = True,
 ) -> tuple[str, tuple[str, ...]]:
-    """The message for a failed case and its symptoms (for cross-case hints)."""
+    """The message for a failed case and its symptoms (for cross-case hints); without `probed`
+    (no launch was made to tell a race, nor where NaNs come from) it says what the output shows."""
     nan = nan or NanEvidence()
     total = shape.m * shape.n
     bad = analysis.bad
@@ -211,7 +213,10 @@ def describe_failure(
         where = "Every element is NaN"
     elif nonfinite.any():
         where = f"NaN/Inf in {_span(nonfinite)}"
-    if nonfinite.any() and nan.from_inputs:
+    if nonfinite.any() and not probed:
+        symptoms.append("nan_everywhere" if everywhere else "nan")
+        lines.append(f"{where}.")
+    elif nonfinite.any() and nan.from_inputs:
         symptoms.append("nan")
         lines.append(
             f"{where}: they come from reads outside A or B. The grader surrounds the inputs with "
@@ -274,5 +279,10 @@ def describe_failure(
         else:
             symptoms.append("scattered")
             lines.append(f"Wrong values lie in {_span(wrong)}.")
+    if not probed:
+        lines.append(
+            "Not launched again to tell why: an earlier check failed, and what it says is the "
+            "place to start."
+        )
     lines.append(_examples(analysis))
     return "\n".join(line for line in lines if line), tuple(symptoms)
