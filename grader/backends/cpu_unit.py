@@ -144,10 +144,13 @@ def unit_text(text: str, symbol: str) -> str:
     )
 
 
-NEVER_INLINE = ("-Dalways_inline=noinline", "-D__always_inline__=noinline")
-"""For the symbols build: `always_inline` (an attribute the source scan lets through, and what
-`__forceinline__` expands to) read as `noinline`, in every spelling g++ knows (`gnu::` too), so
-that no function the program calls is inlined there, even at -O0."""
+SYMBOLS_BUILD = "-DGG_SYMBOLS_BUILD"
+"""For the symbols build: the runtime's `__forceinline__` reads as noinline there (the source
+scan refuses the `always_inline` attribute itself), so that no function the program calls is
+inlined, even at -O0. Never an identifier the student's file can use alike in both builds: it
+expands to 1, which no declaration can name (a student's file naming it fails to build here, and
+is refused). Renaming `always_inline` itself let a file declare a variable of that name whose
+meaning differed between the builds (a red-team finding)."""
 
 
 def symbols_command(
@@ -162,7 +165,7 @@ def symbols_command(
     ex1's solution): 70 % of it emitting functions nothing calls."""
     keep = ["-fkeep-static-functions", "-fkeep-inline-functions"] if baseline else []
     return [
-        "g++", *build_flags(False), "-O0", *keep, *NEVER_INLINE, "-I", str(runtime),
+        "g++", *build_flags(False), "-O0", *keep, SYMBOLS_BUILD, "-I", str(runtime),
         "-DGG_KERNEL=gg_kernel", "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 

@@ -14,6 +14,7 @@ from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
 from grader.backends.cpu_symbols import base_name
+from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.source import KernelSource
 
 try:
@@ -55,16 +56,11 @@ def test_code_that_would_run_before_the_kernel_is_refused_from_the_program(code:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "inline",
-    ["", "__forceinline__", "__attribute__((always_inline)) inline",
-     "__attribute__((__always_inline__)) inline", "[[gnu::always_inline]] inline"],
-    ids=["plain", "forceinline", "always_inline", "__always_inline__", "gnu::always_inline"],
-)  # fmt: skip
+@pytest.mark.parametrize("inline", ["", "__forceinline__"], ids=["plain", "forceinline"])
 def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused(inline: str) -> None:
     # g++ prefers it to the C library's write() for the harness's own call; NVRTC never
     # instantiates it. Forced inline, it leaves no function of its own in an optimised build,
-    # nor at -O0 unless always_inline is read as noinline there (cpu_unit.NEVER_INLINE).
+    # nor at -O0 unless __forceinline__ reads as noinline there (cpu_unit.SYMBOLS_BUILD).
     prefix = (
         "__device__ int on_cpu = 0;\n"
         f"template <class F, class P, class S> {inline} __device__ long write(F f, P p, S s)"
@@ -72,6 +68,40 @@ def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused(inlin
     )
     message = _build(prefix)
     assert "kernel.cu: defines 'write', a name the CPU backend's runtime calls" in message
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["__attribute__((always_inline))", "__attribute__((__always_inline__))",
+     "[[gnu::always_inline]]"],
+)  # fmt: skip
+def test_always_inline_is_refused_before_anything_is_built(spelling: str) -> None:
+    helper = f"{spelling} inline __device__ float twice(float x) {{ return 2.0f * x; }}\n"
+    problems = unsupported_constructs(KernelSource(helper + KERNEL, "kernel.cu"))
+    assert problems and "kernel.cu:1: the attribute 'always_inline'" in problems[0]
+
+
+# A stand-in for the runtime's gg::launch, chosen only where `gate<always_inline>` resolves: it
+# got past the symbols build while that build read `always_inline` as a macro (red team).
+_GATED_LAUNCH = """
+template <bool> struct gate {};
+template <> struct gate<true> { typedef int type; };
+namespace gg {
+template <class G, class L, class D, class O, class S, class F, class X,
+          bool noinline = false, class = typename gate<NAME>::type>
+__device__ void launch(G, L, D, O, S, F, X *context) {}
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["always_inline", "GG_SYMBOLS_BUILD"])
+def test_no_name_of_the_file_s_reads_differently_in_the_unit_read_for_symbols(name: str) -> None:
+    code = f"constexpr bool {name} = true;\n" + _GATED_LAUNCH.replace("NAME", name)
+    with pytest.raises(UnsupportedKernelError) as refused:
+        build(KernelSource(code + KERNEL.replace("on_cpu ? 0.0f : ", ""), "kernel.cu"), {},
+              SYMBOL, TOOLCHAIN)  # fmt: skip
+    assert str(refused.value).startswith("the CPU backend cannot build this kernel: ")
 
 
 def test_base_names_are_read_through_templates_namespaces_and_return_types() -> None:
