@@ -40,6 +40,7 @@ from grader.backends.cpu_unit import (
     build_flags,
     build_macros,
     kernel_symbols,
+    program_command,
     symbols_command,
     unit_text,
 )
@@ -187,14 +188,10 @@ def _compile(
         running.append((None, symbols, process))
         for program in programs:
             output = unit.parent / f"program-{int(program.checked)}"
-            command = [
-                "g++", *build_flags(program.checked), "-I", str(runtime), "-DGG_KERNEL=gg_kernel",
-                str(unit), "-o", str(output), "-lboost_context",
-                f"-Wl,-T,{runtime / LINKER_SCRIPT}",
-            ]  # fmt: skip
             process = sandbox.popen(
-                command, unit.parent, writable=True, memory=False, stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE, text=True, errors="replace",
+                program_command(unit, runtime, output, program.checked), unit.parent,
+                writable=True, memory=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                text=True, errors="replace",
             )  # fmt: skip
             running.append((program, output, process))
     except GraderError:  # no isolation: the host's failure, not the kernel's

@@ -38,14 +38,21 @@ _INIT_SECTIONS = (".preinit_array", ".init_array", ".fini_array", ".ctors", ".dt
 _FUNCTION_TYPES = frozenset("TtWwi")
 
 
+_GLOBAL_TYPES = frozenset("TWiDBRVGSu")
+
+
 @dataclass(frozen=True)
 class Symbols:
     """A program's start-up and exit entries (bytes per section), the functions it defines (as
-    nm prints them, demangled) and the base names of the functions it imports."""
+    nm prints them, demangled) and the base names of the functions it imports; the names it
+    defines with external linkage, as the linker sees them (mangled); for the baseline, the
+    names its linked programs take from outside (`reserved`, see linked_names)."""
 
     init_bytes: dict[str, int]
     defined: frozenset[str]
     imported: frozenset[str]
+    globals: frozenset[str] = frozenset()
+    reserved: frozenset[str] = frozenset()
 
 
 def base_name(demangled: str) -> str:
@@ -71,6 +78,8 @@ def to_json(symbols: Symbols) -> str:
             "init_bytes": symbols.init_bytes,
             "defined": sorted(symbols.defined),
             "imported": sorted(symbols.imported),
+            "globals": sorted(symbols.globals),
+            "reserved": sorted(symbols.reserved),
         }
     )
 
@@ -79,12 +88,16 @@ def from_json(text: str) -> Symbols:
     """Symbols as to_json wrote them; ValueError for anything else."""
     data = json.loads(text)
     init_bytes, defined, imported = data["init_bytes"], data["defined"], data["imported"]
-    texts = [*init_bytes, *defined, *imported]
+    globals_, reserved = data["globals"], data["reserved"]
+    texts = [*init_bytes, *defined, *imported, *globals_, *reserved]
     if not all(isinstance(t, str) for t in texts) or not all(
         isinstance(v, int) for v in init_bytes.values()
     ):
         raise ValueError("not symbols")
-    return Symbols(dict(init_bytes), frozenset(defined), frozenset(imported))
+    return Symbols(
+        dict(init_bytes), frozenset(defined), frozenset(imported), frozenset(globals_),
+        frozenset(reserved),
+    )  # fmt: skip
 
 
 def read(program: Path) -> Symbols:
@@ -103,12 +116,51 @@ def read(program: Path) -> Symbols:
     defined: set[str] = set()
     imported: set[str] = set()
     for line in listing.splitlines():
+        kind, _, name = line.strip().partition(" ")
+        if kind in ("U", "w", "v"):  # a demangled name may hold spaces: `operator new[](...)`
+            imported.add(base_name(name.split("@")[0]))
+            continue
         parts = line.split(maxsplit=2)
-        if len(parts) == 2 and parts[0] in ("U", "w"):
-            imported.add(base_name(parts[1].split("@")[0]))
-        elif len(parts) == 3 and parts[1] in _FUNCTION_TYPES:
+        if len(parts) == 3 and parts[1] in _FUNCTION_TYPES:
             defined.add(parts[2])
-    return Symbols(init_bytes, frozenset(defined), frozenset(imported))
+    external = subprocess.run(
+        ["nm", "--defined-only", "--extern-only", str(program)], capture_output=True, text=True,
+        timeout=60, check=True,
+    ).stdout  # fmt: skip
+    globals_ = {
+        parts[2] for parts in (line.split() for line in external.splitlines())
+        if len(parts) == 3 and parts[1] in _GLOBAL_TYPES
+    }  # fmt: skip
+    return Symbols(init_bytes, frozenset(defined), frozenset(imported), frozenset(globals_))
+
+
+def _dynamic_names(path: str, which: str) -> set[str]:
+    listing = subprocess.run(
+        ["nm", "-D", which, path], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    return {line.split()[-1].split("@")[0] for line in listing.splitlines() if line.split()}
+
+
+def linked_names(programs: list[Path]) -> frozenset[str]:
+    """Every name the linked (baseline) programs take from outside themselves, and every name
+    the shared libraries they load define: a student's file that defines one with external
+    linkage takes its place, for the program (`strtol`, which glibc's inline `atoi` calls at
+    -O2; `__gmon_start__`, which the C start-up calls) and for the libraries themselves
+    (`malloc`, which libstdc++'s `operator new` calls)."""
+    names: set[str] = set()
+    libraries: set[str] = set()
+    for program in programs:
+        names |= _dynamic_names(str(program), "--undefined-only")
+        loaded = subprocess.run(
+            ["ldd", str(program)], capture_output=True, text=True, timeout=60, check=True
+        ).stdout
+        for line in loaded.splitlines():
+            path = line.split("=>")[-1].strip().split(" (")[0]
+            if path.startswith("/"):
+                libraries.add(path)
+    for library in sorted(libraries):
+        names |= _dynamic_names(library, "--defined-only")
+    return frozenset(names)
 
 
 def defines_any(program: Path, names: tuple[str, ...]) -> bool:
@@ -130,6 +182,13 @@ def trespass(program: Path, baseline: Symbols, display_name: str) -> str | None:
                 f"{display_name}: code that runs before or after the kernel ({section}: a "
                 "constructor or destructor attribute?) is not supported by the CPU backend"
             )
+    for name in sorted(mine.globals - baseline.globals):
+        if name in baseline.reserved:
+            return (
+                f"{display_name}: defines '{_demangled(name)}', which the C library or the "
+                "CPU backend's libraries define: the program would run it instead of theirs "
+                "(rename it, or make it static)"
+            )
     reserved = baseline.imported | {base_name(d) for d in baseline.defined}
     for added in sorted(mine.defined - baseline.defined):
         if any(pattern.fullmatch(added) for pattern in _RUNTIME_TEMPLATES):
@@ -141,3 +200,8 @@ def trespass(program: Path, baseline: Symbols, display_name: str) -> str | None:
                 "g++ could run it instead of the runtime's (rename it)"
             )
     return None
+
+
+def _demangled(name: str) -> str:
+    done = subprocess.run(["c++filt", name], capture_output=True, text=True, timeout=60)
+    return done.stdout.strip() or name

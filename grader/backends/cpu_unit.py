@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from grader import sandbox
@@ -144,29 +145,15 @@ def unit_text(text: str, symbol: str) -> str:
     )
 
 
-SYMBOLS_BUILD = "-DGG_SYMBOLS_BUILD"
-"""For the symbols build: the runtime's `__forceinline__` reads as noinline there (the source
-scan refuses the `always_inline` attribute itself), so that no function the program calls is
-inlined, even at -O0. Never an identifier the student's file can use alike in both builds: it
-expands to 1, which no declaration can name (a student's file naming it fails to build here, and
-is refused). Renaming `always_inline` itself let a file declare a variable of that name whose
-meaning differed between the builds (a red-team finding)."""
-
-
-def symbols_command(
-    unit: Path, runtime: Path, output: Path, *, baseline: bool = False
-) -> list[str]:
-    """The unit compiled without optimisation, to read what it defines: every function the
-    program can call is out of line there, however small (an optimised build inlines and drops
-    them); a function nothing calls is not emitted, and cannot run. The `baseline` (around an
-    empty kernel, built once and cached) keeps every inline function of every header as well
-    (-fkeep-inline-functions), so that one a kernel calls (`ceilf`) is the runtime's there, not
-    the student's. A student's unit built that way took 3x as long (0.85 s against 0.28 s for
-    ex1's solution): 70 % of it emitting functions nothing calls."""
-    keep = ["-fkeep-static-functions", "-fkeep-inline-functions"] if baseline else []
+def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
+    """The unit compiled without optimisation, to read what it defines: every function it uses
+    is kept out of line there, however small (an optimised build inlines and drops them), and so
+    is every inline function it defines, used or not. Not only those -O0 calls: at -O2 glibc's
+    headers inline `atoi` into a call of `strtol`, which a file's own `inline strtol` would
+    answer (a red-team finding against reading only what -O0 calls)."""
     return [
-        "g++", *build_flags(False), "-O0", *keep, SYMBOLS_BUILD, "-I", str(runtime),
-        "-DGG_KERNEL=gg_kernel", "-c", str(unit), "-o", str(output),
+        "g++", *build_flags(False), "-O0", "-fkeep-static-functions", "-fkeep-inline-functions",
+        "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 
@@ -196,26 +183,43 @@ def _baseline_key(toolchain: str) -> str:
     material = [
         unit_text(BASELINE.text, _BASELINE_SYMBOL),
         runtime,
-        symbols_command(Path("unit.cpp"), Path("runtime"), Path("symbols.o"), baseline=True),
+        symbols_command(Path("unit.cpp"), Path("runtime"), Path("symbols.o")),
+        program_command(Path("unit.cpp"), Path("runtime"), Path("fast"), False),
+        program_command(Path("unit.cpp"), Path("runtime"), Path("checked"), True),
+        "linked_names 1",
         toolchain,
         tools.partition("\n")[0],
     ]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:32]
 
 
+def program_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
+    """g++ building one of the two programs (fast, or checked: with the sanitizers)."""
+    return [
+        "g++", *build_flags(checked), "-I", str(runtime), "-DGG_KERNEL=gg_kernel", str(unit),
+        "-o", str(output), "-lboost_context", f"-Wl,-T,{runtime / LINKER_SCRIPT}",
+    ]  # fmt: skip
+
+
 def _read_baseline() -> cpu_symbols.Symbols:
+    """The unit around an empty kernel read for its symbols, and both its programs linked, for
+    what they take from outside (cpu_symbols.linked_names)."""
     with sandbox.private_workdir("grader-baseline-") as work:
         unit = work / "unit.cpp"
         unit.write_text(unit_text(BASELINE.text, _BASELINE_SYMBOL))
         runtime = work / "runtime"
         shutil.copytree(RUNTIME_DIR, runtime)
         output = work / "symbols.o"
-        done = sandbox.run(
-            symbols_command(unit, runtime, output, baseline=True),
-            work,
-            timeout=BUILD_TIMEOUT_S,
-            writable=True,
-        )
-        if done.returncode != 0:
-            raise UnsupportedKernelError(f"the CPU runtime does not build: {done.stderr[-500:]}")
-        return cpu_symbols.read(output)
+        programs = [work / "fast", work / "checked"]
+        commands = [
+            symbols_command(unit, runtime, output),
+            *(program_command(unit, runtime, p, p.name == "checked") for p in programs),
+        ]
+        for command in commands:
+            done = sandbox.run(command, work, timeout=BUILD_TIMEOUT_S, writable=True)
+            if done.returncode != 0:
+                raise UnsupportedKernelError(
+                    f"the CPU runtime does not build: {done.stderr[-500:]}"
+                )
+        symbols = cpu_symbols.read(output)
+        return replace(symbols, reserved=cpu_symbols.linked_names(programs))

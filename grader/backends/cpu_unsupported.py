@@ -35,14 +35,13 @@ _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 _HARMLESS_ATTRIBUTES = frozenset(
-    {"aligned", "unused", "maybe_unused", "noinline", "likely", "unlikely", "fallthrough",
-     "nodiscard", "restrict"}
+    {"aligned", "unused", "maybe_unused", "noinline", "always_inline", "likely", "unlikely",
+     "fallthrough", "nodiscard", "restrict"}
 )  # fmt: skip
 """Attributes that change nothing g++ would run. Any other one may: NVRTC drops a
 `__device__` function that nothing calls, with its attributes, while g++ runs one marked
 `constructor` before the harness, and `section`, `ifunc`, `alias`, `cleanup`... change what
-runs or where. `always_inline` would hide a function from the unit read for its symbols
-(cpu_unit.symbols_command), where `__forceinline__` reads as noinline."""
+runs or where."""
 _ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(\s*\(|\b__declspec\b|\[\s*\[")
 _ATTRIBUTE_NAME = re.compile(r"(?:^|,)\s*(?:\w+\s*::\s*)?(\w+)")
 

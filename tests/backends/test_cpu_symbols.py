@@ -14,7 +14,6 @@ from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
 from grader.backends.cpu_symbols import base_name
-from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.source import KernelSource
 
 try:
@@ -56,11 +55,15 @@ def test_code_that_would_run_before_the_kernel_is_refused_from_the_program(code:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("inline", ["", "__forceinline__"], ids=["plain", "forceinline"])
+@pytest.mark.parametrize(
+    "inline",
+    ["", "__forceinline__", "__attribute__((always_inline)) inline",
+     "__attribute__((__always_inline__)) inline", "[[gnu::always_inline]] inline"],
+    ids=["plain", "forceinline", "always_inline", "__always_inline__", "gnu::always_inline"],
+)  # fmt: skip
 def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused(inline: str) -> None:
     # g++ prefers it to the C library's write() for the harness's own call; NVRTC never
-    # instantiates it. Forced inline, it leaves no function of its own in an optimised build,
-    # nor at -O0 unless __forceinline__ reads as noinline there (cpu_unit.SYMBOLS_BUILD).
+    # instantiates it. Forced inline, it leaves no function of its own in an optimised build.
     prefix = (
         "__device__ int on_cpu = 0;\n"
         f"template <class F, class P, class S> {inline} __device__ long write(F f, P p, S s)"
@@ -70,19 +73,37 @@ def test_a_template_that_would_stand_in_for_the_harness_s_write_is_refused(inlin
     assert "kernel.cu: defines 'write', a name the CPU backend's runtime calls" in message
 
 
+_STRTOL = (
+    'extern "C" __device__ long strtol(const char *s, char **end, int base) noexcept'
+    " { on_cpu = 1; if (end) *end = const_cast<char *>(s); return 0; }\n"
+)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
-    "spelling",
-    ["__attribute__((always_inline))", "__attribute__((__always_inline__))",
-     "[[gnu::always_inline]]"],
+    ("code", "name"),
+    [
+        # glibc's inline atoi, which the harness calls, calls strtol at -O2 only
+        (_STRTOL, "strtol"),
+        (_STRTOL.replace('extern "C"', 'extern "C" inline'), "strtol"),
+        # the C start-up calls it before main where a program defines it
+        ('extern "C" __device__ void __gmon_start__() { on_cpu = 1; }\n', "__gmon_start__"),
+        # the runtime's `new Thread[...]` would call it
+        ("__device__ void *operator new[](unsigned long n) { on_cpu = 1; return malloc(n); }\n",
+         "operator new[](unsigned long)"),
+        # libstdc++'s operator new calls it
+        ('extern "C" __device__ void *malloc(unsigned long n) noexcept { on_cpu = 1; return 0; }\n',
+         "malloc"),
+    ],
+    ids=["strtol", "inline-strtol", "gmon_start", "operator-new", "malloc"],
 )  # fmt: skip
-def test_always_inline_is_refused_before_anything_is_built(spelling: str) -> None:
-    helper = f"{spelling} inline __device__ float twice(float x) {{ return 2.0f * x; }}\n"
-    problems = unsupported_constructs(KernelSource(helper + KERNEL, "kernel.cu"))
-    assert problems and "kernel.cu:1: the attribute 'always_inline'" in problems[0]
+def test_a_function_the_libraries_define_cannot_be_stood_in_for(code: str, name: str) -> None:
+    message = _build("__device__ int on_cpu = 0;\n" + code)
+    assert f"kernel.cu: defines '{name}', which the C library or the CPU backend's" in message
 
 
-# A stand-in for the runtime's gg::launch, chosen only where `gate<always_inline>` resolves: it
-# got past the symbols build while that build read `always_inline` as a macro (red team).
+# A stand-in for the runtime's gg::launch, chosen only where `gate<NAME>` resolves: it got past
+# a symbols build that read `always_inline` as a macro (cce29c8; red team).
 _GATED_LAUNCH = """
 template <bool> struct gate {};
 template <> struct gate<true> { typedef int type; };

@@ -157,11 +157,7 @@ using uint3 = gg::dim3;
 #define __device__
 #define __host__
 #define __noinline__ __attribute__((noinline))
-#ifdef GG_SYMBOLS_BUILD  // the unit read for its symbols (cpu_unit.symbols_command): nothing inlined
-#define __forceinline__ inline __attribute__((noinline))
-#else
 #define __forceinline__ inline __attribute__((always_inline))
-#endif
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))  // alignas may not follow __shared__'s attribute
