@@ -143,9 +143,9 @@ def _dynamic_names(path: str, which: str) -> set[str]:
 
 def linked_names(programs: list[Path]) -> frozenset[str]:
     """Every name the linked (baseline) programs take from outside themselves, and every name
-    the shared libraries they load define: a student's file that defines one with external
-    linkage takes its place, for the program (`strtol`, which glibc's inline `atoi` calls at
-    -O2; `__gmon_start__`, which the C start-up calls) and for the libraries themselves
+    the shared libraries they load define or look for: a student's file that defines one with
+    external linkage takes its place, for the program (`strtol`, which glibc's inline `atoi`
+    calls at -O2; `__gmon_start__`, which the C start-up calls) and for the libraries themselves
     (`malloc`, which libstdc++'s `operator new` calls)."""
     names: set[str] = set()
     libraries: set[str] = set()
@@ -158,8 +158,9 @@ def linked_names(programs: list[Path]) -> frozenset[str]:
             path = line.split("=>")[-1].strip().split(" (")[0]
             if path.startswith("/"):
                 libraries.add(path)
-    for library in sorted(libraries):
+    for library in sorted(libraries):  # what they define, and what they look for elsewhere
         names |= _dynamic_names(library, "--defined-only")
+        names |= _dynamic_names(library, "--undefined-only")
     return frozenset(names)
 
 
