@@ -55,21 +55,39 @@ class Symbols:
     reserved: frozenset[str] = frozenset()
 
 
+_QUALIFIERS = re.compile(r"(?:\s*(?:const|volatile|&&|&|\[clone [^\]]*\]))+$")
+
+
+def _before_last_group(text: str, opening: str, closing: str) -> str:
+    """`text` without the bracketed group it ends with (matched from the end)."""
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {closing: 1, opening: -1}.get(text[index], 0)
+        if depth == 0:
+            return text[:index].rstrip()
+    return text
+
+
 def base_name(demangled: str) -> str:
-    """`long write<int, char const*>(int, char const*)` -> `write`; `gg::launch()` -> `launch`."""
-    depth, cut = 0, len(demangled)
-    for index, char in enumerate(demangled):
-        if char == "<":
-            depth += 1
-        elif char == ">":
-            depth -= 1
-        elif char == "(" and depth == 0:
-            cut = index
+    """`long write<int, char const*>(int, char const*)` -> `write`; `gg::launch()` -> `launch`;
+    read from the end, past the parameters and template arguments, so that a return type
+    (`decltype ({parm#3}+(0l)) write<...>(...)`) or a scope (`(anonymous namespace)::write`)
+    with brackets of its own is not taken for the name (both hid a `write`: red team)."""
+    text = _QUALIFIERS.sub("", demangled.replace("(anonymous namespace)", "{anonymous}"))
+    if text.endswith(")"):
+        text = _before_last_group(text, "(", ")")
+    while text.endswith(">") and not text.endswith("operator>") and "<" in text:
+        shorter = _before_last_group(text, "<", ">")
+        if shorter == text:
             break
-    head = re.sub(r"<[^<>]*>", "", demangled[:cut])
-    while "<" in head:
-        head = re.sub(r"<[^<>]*>", "", head)
-    return head.split("::")[-1].split()[-1] if head.strip() else demangled
+        text = shorter
+    name = text.split("::")[-1].split()
+    return name[-1] if name else demangled
+
+
+_READABLE = re.compile(r"~?[A-Za-z_]\w*|operator\W.*|[\w\[\]]+")
+"""What a function's base name looks like; anything else (brackets the reading above left) is
+refused rather than guessed."""
 
 
 def to_json(symbols: Symbols) -> str:
@@ -195,6 +213,8 @@ def trespass(program: Path, baseline: Symbols, display_name: str) -> str | None:
         if any(pattern.fullmatch(added) for pattern in _RUNTIME_TEMPLATES):
             continue  # an instance of the runtime's own template, for the kernel's call
         name = base_name(added)
+        if not _READABLE.fullmatch(name):
+            return f"{display_name}: defines a function whose name the grader cannot read: {added}"
         if name in reserved:
             return (
                 f"{display_name}: defines '{name}', a name the CPU backend's runtime calls: "

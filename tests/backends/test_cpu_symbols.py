@@ -108,6 +108,29 @@ def test_base_names_are_read_through_templates_namespaces_and_return_types() -> 
     assert base_name("gg::launch(dim3, dim3)") == "launch"
     assert base_name("std::vector<int, std::allocator<int> >::size() const") == "size"
     assert base_name("main") == "main"
+    # brackets before the name, of a return type or a scope (red team, session 23)
+    assert base_name("decltype ({parm#3}+(0l)) write<unsigned long>(int, char const*)") == "write"
+    assert base_name("(anonymous namespace)::write(int, char const*, unsigned long)") == "write"
+    assert base_name("{lambda(int)#1}::operator()(int) const") == "operator()"
+    assert base_name("bool operator< <int>(int, int)") == "operator<"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "code",
+    [
+        "template <class T> __device__ auto write(int fd, const char *at, T bytes)"
+        " -> decltype(bytes + 0L) { on_cpu = 1; return 0; }\n",
+        "namespace { __device__ long write(int fd, const char *at, unsigned long bytes)"
+        " { on_cpu = 1; return 0; } }\n",
+    ],
+    ids=["decltype-return", "anonymous-namespace"],
+)  # fmt: skip
+def test_a_write_the_harness_prefers_is_refused_however_its_name_reads(code: str) -> None:
+    # the harness's write_all(fd, const char *, size) matches these exactly: an empty kernel
+    # passed ex1 with C computed here (red team, session 23)
+    message = _build("__device__ int on_cpu = 0;\n" + code)
+    assert "kernel.cu: defines 'write', a name the CPU backend's runtime calls" in message
 
 
 @pytest.mark.slow
