@@ -18,6 +18,7 @@ from pathlib import Path
 from grader import sandbox
 from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
+from grader.lexing import blank_comments_and_literals
 from grader.program_cache import cache_dir, write_atomic
 from grader.source import KernelSource
 
@@ -98,14 +99,21 @@ def build_macros() -> frozenset[str]:
 
 def translate(text: str) -> str:
     """`extern __shared__ T name[];` becomes a pointer to the launch's dynamic shared buffer
-    (same line, so line numbers are unchanged)."""
-    return _EXTERN_SHARED.sub(
-        lambda m: (
-            f"{m.group(1)} *const {m.group(2)} = "
-            f"reinterpret_cast<{m.group(1)} *>(::gg::dynamic_shared());"
-        ),
-        text,
-    )
+    (same line, so line numbers are unchanged); in code only, never inside a string literal
+    (`sizeof("extern __shared__ float x[];")` told g++'s build from NVRTC's: red team)."""
+    blanked = blank_comments_and_literals(text)
+    if len(blanked) != len(text):  # line splices (none in preprocessed text): no sure positions
+        return text
+    pieces: list[str] = []
+    done = 0
+    for match in _EXTERN_SHARED.finditer(blanked):
+        pieces.append(text[done : match.start()])
+        pieces.append(
+            f"{match.group(1)} *const {match.group(2)} = "
+            f"reinterpret_cast<{match.group(1)} *>(::gg::dynamic_shared());"
+        )
+        done = match.end()
+    return "".join(pieces) + text[done:]
 
 
 BASELINE = KernelSource(

@@ -16,6 +16,7 @@ from grader.backends import cpu_build
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build, build_error
+from grader.backends.cpu_unit import translate
 from grader.course import load_course
 from grader.grading import grade
 from grader.source import KernelSource
@@ -236,3 +237,18 @@ def test_a_change_to_the_unit_around_the_kernel_rebuilds_it(
     monkeypatch.setattr(cpu_build, "unit_text", lambda t, s: framed(t, s) + "// another frame\n")
     other = build(KernelSource(text, "kernel.cu"), {"TILE_SIZE": 16}, SYMBOL, TOOLCHAIN, False)
     assert not other.cached and other.fast.path != first.fast.path
+
+
+def test_extern_shared_is_rewritten_in_code_and_never_inside_a_string() -> None:
+    # sizeof of this literal told g++'s build from NVRTC's (red team, session 23)
+    text = (
+        "extern __shared__ float tile[];\n"
+        'int n = sizeof("extern __shared__ float x[];");\n'
+        "/* extern __shared__ float y[]; */ extern __shared__ __align__(16) int t2[];\n"
+    )
+    assert translate(text).splitlines() == [
+        "float *const tile = reinterpret_cast<float *>(::gg::dynamic_shared());",
+        'int n = sizeof("extern __shared__ float x[];");',
+        "/* extern __shared__ float y[]; */ int *const t2 = reinterpret_cast<int *>"
+        "(::gg::dynamic_shared());",
+    ]
