@@ -27,6 +27,7 @@ _RESOURCES = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"(\d+) bytes smem")
 _SPILLS = re.compile(r"(\d+) bytes spill stores")
 _MAX_ERRORS_SHOWN = 3
+_IGNORED_INITIALISATION = re.compile(r"^.+?\((\d+)\): warning #20054-D", re.MULTILINE)
 _CACHE_FORMAT = 3
 """Part of every cache key: raise it when the cached messages' wording changes."""
 _TOO_MUCH_SHARED = re.compile(r"too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)")
@@ -42,6 +43,20 @@ class CompiledKernel:
     registers: int | None
     shared_bytes: int | None
     spill_bytes: int | None
+    ignored_initialisation: int | None = None
+    """The line of a `__shared__` variable whose constructor NVRTC leaves out (its warning
+    20054-D): g++ would run it, and the destructor at exit (cpu.CpuBackend refuses the kernel)."""
+
+    def left_out(self, display_name: str) -> list[str]:
+        """What NVRTC compiled out that g++ would run: the CPU backend cannot run it alike (a
+        kernel that tested whether its constructor ran passed on the CPU only: red team)."""
+        if self.ignored_initialisation is None:
+            return []
+        return [
+            f"{display_name}:{self.ignored_initialisation}: a __shared__ variable with a "
+            "constructor, which NVRTC leaves out (its warning 20054-D) and g++ would run: give "
+            "it a type without one, and set it in the kernel"
+        ]
 
 
 @dataclass(frozen=True)
@@ -182,4 +197,5 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
         registers=_int_or_none(_RESOURCES, log),
         shared_bytes=_int_or_none(_SMEM, log) or 0,
         spill_bytes=_int_or_none(_SPILLS, log),
+        ignored_initialisation=_int_or_none(_IGNORED_INITIALISATION, log),
     )

@@ -179,7 +179,7 @@ class CpuBackend:
     def prepare(
         self, source: KernelSource, compiled: CompiledKernel, defines: dict[str, int]
     ) -> Preparation:
-        problems = unsupported_constructs(source)
+        problems = [*unsupported_constructs(source), *compiled.left_out(source.display_name)]
         if problems:
             raise UnsupportedKernelError(problems[0])
         self.close()  # a new build: its programs start afresh, as a new module would on a GPU

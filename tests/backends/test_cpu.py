@@ -492,3 +492,24 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     report = _grade(small_ex1, body)
     case = report.checks[1]
     assert case.status == "failed" and "got 0," in case.message, case.message
+
+
+def test_a_shared_variable_whose_constructor_nvrtc_leaves_out_is_left_to_a_gpu(
+    small_ex1: Exercise,
+) -> None:
+    # g++ ran the constructor (and the destructor at exit); NVRTC does not: a kernel that
+    # computed only when it had run passed on the CPU only (red team, session 23)
+    body = """
+__device__ int constructed = 0;
+struct Mark { int v; __device__ Mark() : v(0) { constructed = 1; } };
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    __shared__ Mark mark;
+    if (constructed) C[0] = 0.0f;
+}
+"""
+    report = _grade(small_ex1, body)
+    runtime = report.checks[1]
+    assert runtime.needs_a_gpu
+    assert "kernel.cu:6: a __shared__ variable with a constructor, which NVRTC leaves out" in (
+        runtime.message
+    )
