@@ -73,6 +73,9 @@ def check_toolchain() -> str:
         raise CpuUnavailableError(
             "no C++ compiler (g++): install it (Debian/Ubuntu: apt-get install g++)"
         )
+    missing = [tool for tool in ("nm", "readelf", "c++filt", "ldd") if not shutil.which(tool)]
+    if missing:  # they read what each build defines (cpu_symbols)
+        raise CpuUnavailableError(f"{', '.join(missing)} missing: install binutils and libc-bin")
     if (
         not Path("/usr/include/boost/context/detail/fcontext.hpp").is_file()
         and not _boost_elsewhere()
@@ -99,11 +102,8 @@ def check_toolchain() -> str:
 
 
 def _boost_elsewhere() -> bool:
-    return any(
-        (Path(p) / "boost/context/detail/fcontext.hpp").is_file()
-        for p in os.environ.get("CPLUS_INCLUDE_PATH", "").split(":")
-        if p
-    )
+    paths = [p for p in os.environ.get("CPLUS_INCLUDE_PATH", "").split(":") if p]
+    return any((Path(p) / "boost/context/detail/fcontext.hpp").is_file() for p in paths)
 
 
 def cpu_seconds(m: int, k: int, n: int) -> float:

@@ -252,3 +252,15 @@ def test_extern_shared_is_rewritten_in_code_and_never_inside_a_string() -> None:
         "/* extern __shared__ float y[]; */ int *const t2 = reinterpret_cast<int *>"
         "(::gg::dynamic_shared());",
     ]
+
+
+def test_without_the_tools_that_read_a_build_the_cpu_backend_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compiler = shutil.which("g++")
+    assert compiler is not None
+    monkeypatch.setenv("CXX", compiler)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no nm, readelf, c++filt nor ldd here
+    with pytest.raises(CpuUnavailableError) as missing:
+        check_toolchain()
+    assert str(missing.value) == "nm, readelf, c++filt, ldd missing: install binutils and libc-bin"
