@@ -182,12 +182,14 @@ def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
 
 def _baseline_key(toolchain: str) -> str:
     """A hash of what the baseline's symbols come from: the unit, every file of the runtime,
-    the command, the compiler and the tools that read the object."""
+    the commands, the compiler, the tools that read the object and the C library's version (its
+    libraries' names are reserved)."""
     runtime = sorted((p.name, p.read_text()) for p in RUNTIME_DIR.iterdir() if p.is_file())
-    try:  # binutils come with g++; without them, reading any program fails later, and says so
-        tools = subprocess.run(["nm", "--version"], capture_output=True, text=True).stdout
-    except OSError:
-        tools = ""
+    tools = ""
+    for tool in ("nm", "ldd"):  # missing, check_toolchain says so
+        with contextlib.suppress(OSError):
+            done = subprocess.run([tool, "--version"], capture_output=True, text=True)
+            tools += done.stdout.partition("\n")[0]
     material = [
         unit_text(BASELINE.text, _BASELINE_SYMBOL),
         runtime,
@@ -196,7 +198,7 @@ def _baseline_key(toolchain: str) -> str:
         program_command(Path("unit.cpp"), Path("runtime"), Path("checked"), True),
         "linked_names 2",
         toolchain,
-        tools.partition("\n")[0],
+        tools,
     ]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:32]
 
