@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from grader.backends.base import GemmLaunch, GemmOutput
+from grader.backends.base import GemmLaunch, GemmOutput, Preparation
 from grader.checks.correctness import CorrectnessCase, run_case
 from grader.results import CheckResult, DeviceInfo
 from grader.spec import CaseSpec, ExerciseSpec, load_spec
@@ -35,8 +35,8 @@ class NumpyDevice:
     def arch(self) -> str:
         return "sm_90"
 
-    def prepare(self, source: object, compiled: object, defines: object) -> None:
-        pass
+    def prepare(self, source: object, compiled: object, defines: object) -> Preparation:
+        return Preparation(0.0, True, "numpy stand-in")
 
     def launches(self, m: int, k: int, n: int, requested: int) -> int:
         return requested

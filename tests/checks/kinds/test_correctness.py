@@ -3,19 +3,15 @@ sweep), and a kernel the backend refuses to run is left to a GPU, neither wrong 
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
-
-from grader.backends.base import GemmLaunch, GemmOutput
 from grader.backends.compiler import compile_kernel
 from grader.checks.kinds.compile import COMPILED
 from grader.checks.kinds.correctness import CorrectnessCheck, correctness_cases
 from grader.spec import CaseSpec
 from tests.checks.kinds.fakes import NoTimingBackend, context, sent, spec_of
+from tests.checks.test_correctness import F32, Behaviour, NumpyDevice, correct
 from tests.conftest import ROOT
 
 EX1, EX2 = spec_of("ex1-non-square"), spec_of("ex2-tile-sweep")
-F32 = npt.NDArray[np.float32]
 
 
 def test_every_case_is_planned_once_per_build_with_the_points_split_evenly() -> None:
@@ -46,35 +42,16 @@ def test_a_kernel_the_backend_refuses_leaves_every_case_to_a_gpu_and_grading_goe
     assert all(r.message.endswith("\nkernel.cu:3: an asm statement") for r in results)
 
 
-class _ReadsBeforeA(NoTimingBackend):
+def _reads_before_a(shapes: list[tuple[int, int, int]]) -> Behaviour:
     """Computes C right except its first element, which it reads from before A: NaN there,
     from the grader's guard. Records the shape of every launch."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.shapes: list[tuple[int, int, int]] = []
-
-    def launches(self, m: int, k: int, n: int, requested: int) -> int:
-        return requested
-
-    def extra_time_s(self, m: int, k: int, n: int, launches: int) -> float:
-        return 0.0
-
-    def take_warnings(self) -> list[str]:
-        return []
-
-    def run_gemm(self, launch: GemmLaunch) -> GemmOutput:
-        self.shapes.append((launch.m, launch.k, launch.n))
-        a, b, c, o = launch.a.copy(), launch.b.copy(), launch.c.copy(), launch.offset
-        am = a[o : o + launch.m * launch.k].reshape(launch.m, launch.k)
-        bm = b[o : o + launch.k * launch.n].reshape(launch.k, launch.n)
-        c[o : o + launch.m * launch.n] = (am @ bm).ravel()
+    def behaviour(a: F32, b: F32, c: F32, o: int, m: int, k: int, n: int, launch: int) -> None:
+        shapes.append((m, k, n))
+        correct(a, b, c, o, m, k, n, launch)
         c[o] = a[o - 1]
-        return GemmOutput(a, b, c)
 
-    def reference(self, a: F32, b: F32) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        return a64 @ b64, np.abs(a64) @ np.abs(b64)
+    return behaviour
 
 
 def test_only_the_first_failing_case_is_launched_again_to_tell_why() -> None:
@@ -83,16 +60,16 @@ def test_only_the_first_failing_case_is_launched_again_to_tell_why() -> None:
         update={"correctness": EX1.correctness.model_copy(update={"cases": cases})}
     )
     source = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
-    backend = _ReadsBeforeA()
-    made, events = context(spec, source, backend)
+    shapes: list[tuple[int, int, int]] = []
+    made, events = context(spec, source, NumpyDevice(_reads_before_a(shapes)))
     made.evidence[COMPILED] = compile_kernel(made.source, EX1.kernel.name, EX1.kernel.defines)
     CorrectnessCheck().run(made)
     first, second = sent(events)
     assert first.status == second.status == "failed"
     # the first: launched, again for a race, then with zeros around the inputs
-    assert backend.shapes[:3] == [(17, 33, 65)] * 3
+    assert shapes[:3] == [(17, 33, 65)] * 3
     assert "they come from reads outside A or B" in first.message
     # the second: launched once, and says what its output shows
-    assert backend.shapes[3:] == [(31, 8, 9)]
+    assert shapes[3:] == [(31, 8, 9)]
     assert "NaN/Inf in rows 0..0, columns 0..0." in second.message
     assert "Not launched again to tell why: an earlier check failed" in second.message
