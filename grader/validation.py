@@ -89,19 +89,6 @@ def _only_timing_catches(header: VariantHeader) -> bool:
     return all(e.kind == "performance" for e in header.expectations)
 
 
-def files_to_judge(exercises: Sequence[Exercise]) -> list[tuple[Exercise, str, Path]]:
-    """Every solution, stub and known-wrong variant of these exercises with its role, in the
-    course's order. A variant without a valid header is a GraderError at once."""
-    work: list[tuple[Exercise, str, Path]] = []
-    for exercise in exercises:
-        work.append((exercise, "solution", exercise.solution))
-        work.append((exercise, "stub", exercise.stub))
-        for variant in exercise.wrong_variants:
-            read_header(variant)
-            work.append((exercise, "wrong", variant))
-    return work
-
-
 def validate_exercises(
     exercises: Sequence[Exercise],
     seed: int,
@@ -113,7 +100,13 @@ def validate_exercises(
     that take file after file) and the longest first, and judge each against what it must do;
     `on_judged(item, done, total)` hears of each as it is judged. The items come back in the
     course's order."""
-    work = files_to_judge(exercises)
+    work: list[tuple[Exercise, str, Path]] = []
+    for exercise in exercises:
+        work.append((exercise, "solution", exercise.solution))
+        work.append((exercise, "stub", exercise.stub))
+        for variant in exercise.wrong_variants:
+            read_header(variant)  # a variant without a valid header stops validation at once
+            work.append((exercise, "wrong", variant))
     keys = [f"{backend} {_course_path(e, path)}" for e, _, path in work]
     done = 0
     took: dict[str, float] = {}

@@ -14,9 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # One build cache for the whole run: set here in the main process, before pytest -n starts its
-# workers, so they all inherit it (bin/dev test points it at .grader-cache; the course's own
-# gradings, marked `early`, fill it first). The cache is safe for writers side by side: each
-# entry is written to a file of its writer's own and renamed into place.
+# workers, so they all inherit it (bin/dev test points it at .grader-cache, which validate has
+# just filled). The cache is safe for writers side by side: each entry is written to a file of
+# its writer's own and renamed into place.
 os.environ.setdefault("GRADER_CACHE_DIR", tempfile.mkdtemp(prefix="grader-test-cache-"))
 
 
@@ -89,10 +89,6 @@ def gpu_unavailable_reason() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # tests marked `early` first (a stable sort keeps the order within each part): under
-    # pytest -n --dist loadgroup each worker takes the next test as it finishes one, so the
-    # longest start at once and end beside the short ones instead of after them
-    items.sort(key=lambda item: item.get_closest_marker("early") is None)
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items:
         return
