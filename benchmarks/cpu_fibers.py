@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.backends.compiler import CompiledKernel, compile_kernel  # noqa: E402
+from grader.backends.cpu_build import LINKER_SCRIPT  # noqa: E402
 from grader.backends.cpu_unit import RUNTIME_DIR, build_flags, unit_text  # noqa: E402
 from grader.checks.correctness import draw_inputs, make_launch  # noqa: E402
 from grader.course import load_course  # noqa: E402
@@ -35,6 +36,10 @@ from grader.spec import Shape  # noqa: E402
 
 RUNTIME = "grader/backends/cpu_runtime"
 CASES = [("ex1", Shape(512, 768, 1024)), ("ex4", Shape(512, 768, 1024))]
+CPU_MS = 600_000
+"""The launch's CPU-time allowance, in milliseconds (the harness's CPU_MS field): far above what
+a launch takes, so that the benchmark measures and the limit never stops it (600, read as
+seconds, stopped ex1's launch with SIGXCPU)."""
 
 
 def runtime_at(rev: str, into: Path) -> Path:
@@ -57,11 +62,18 @@ def program(exercise_id: str, runtime: Path, work: Path, label: str) -> Path:
     unit.write_text(lines + unit_text(source.text, compiled.symbol))
     output = work / f"{exercise_id}-{label}"
     subprocess.run(
-        ["g++", *build_flags(False), "-I", str(runtime), "-DGG_KERNEL=gg_kernel", str(unit),
-         "-o", str(output), "-lboost_context"],
+        ["g++", *build_flags(False), "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", str(unit),
+         "-o", str(output), "-lboost_context", *linker_script(runtime)],
         check=True,
     )  # fmt: skip
     return output
+
+
+def linker_script(runtime: Path) -> list[str]:
+    """The runtime's linker script (the shared memory's section and guards), where it has one:
+    runtimes before it had none."""
+    script = runtime / LINKER_SCRIPT
+    return [f"-Wl,-T,{script}"] if script.exists() else []
 
 
 def request(exercise_id: str, shape: Shape) -> bytes:
@@ -70,7 +82,7 @@ def request(exercise_id: str, shape: Shape) -> bytes:
     launch = make_launch(a, b, shape, exercise.spec.launch)
     fields = [
         launch.m, launch.k, launch.n, launch.offset, *launch.geometry.grid,
-        *launch.geometry.block, 2, 1, 0, 600, launch.a.size, launch.b.size, launch.c.size,
+        *launch.geometry.block, 2, 1, 0, CPU_MS, launch.a.size, launch.b.size, launch.c.size,
     ]  # fmt: skip
     head = " ".join(map(str, fields)).encode() + b"\n"
     return head + launch.a.tobytes() + launch.b.tobytes() + launch.c.tobytes()

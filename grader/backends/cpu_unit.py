@@ -77,7 +77,7 @@ def build_flags(checked: bool) -> list[str]:
 
 
 PRELUDE = '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
-"""What the unit holds before the student's code: the runtime, and what the harness needs."""
+"""What the unit starts with: the runtime, and what the harness needs."""
 
 
 @functools.cache
@@ -134,22 +134,27 @@ _ARGUMENTS = "const float *, const float *, float *, int, int, int"
 
 
 def unit_text(text: str, symbol: str) -> str:
-    """The student's kernel is reached by its symbol, weakly: a `static __global__` kernel has
-    another one in g++ (that it is there at all, cpu_build checks in the built unit)."""
+    """The runtime, then the harness, then the student's code: the harness is compiled before
+    any declaration of the student's exists, so none can take part in its name lookup or
+    overload resolution (a template `write` that beat the C library's in the harness's call,
+    and a function named like the harness's reference to the kernel, each passed ex1 with an
+    empty kernel: red team, round 4). The harness reaches the kernel by its symbol, weakly,
+    through names the source scan refuses (`_GG...`); a `static __global__` kernel has another
+    one in g++ (that it is there at all, cpu_build checks in the built unit)."""
     names = kernel_symbols(symbol)
     declarations = "".join(
-        f'extern "C" void gg_kernel_{i}({_ARGUMENTS}) __asm__("{name}") __attribute__((weak));\n'
+        f'extern "C" void _GG_kernel_{i}({_ARGUMENTS}) __asm__("{name}") __attribute__((weak));\n'
         for i, name in enumerate(names)
     )
-    first_defined = " ?: ".join(f"gg_kernel_{i}" for i in range(len(names)))  # GNU's `a ?: b`
+    first_defined = " ?: ".join(f"_GG_kernel_{i}" for i in range(len(names)))  # GNU's `a ?: b`
     return (
         PRELUDE
-        + translate(text)
-        + '\n#line 1 "grader-harness"\n'
+        + '#line 1 "grader-harness"\n'
         + declarations
-        + "static void gg_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
+        + "static void _GG_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
         + f" {{\n    ({first_defined})(a, b, c, m, k, n);\n}}\n"
         + '#include "harness_main.hpp"\n'
+        + translate(text)
     )
 
 
@@ -161,7 +166,7 @@ def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
     answer (a red-team finding against reading only what -O0 calls)."""
     return [
         "g++", *build_flags(False), "-O0", "-fkeep-static-functions", "-fkeep-inline-functions",
-        "-I", str(runtime), "-DGG_KERNEL=gg_kernel", "-c", str(unit), "-o", str(output),
+        "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 
@@ -206,7 +211,7 @@ def _baseline_key(toolchain: str) -> str:
 def program_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
     """g++ building one of the two programs (fast, or checked: with the sanitizers)."""
     return [
-        "g++", *build_flags(checked), "-I", str(runtime), "-DGG_KERNEL=gg_kernel", str(unit),
+        "g++", *build_flags(checked), "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", str(unit),
         "-o", str(output), "-lboost_context", f"-Wl,-T,{runtime / LINKER_SCRIPT}",
     ]  # fmt: skip
 

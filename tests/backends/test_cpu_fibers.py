@@ -33,7 +33,7 @@ def _program(work: Path, checked: bool, portable: bool) -> Path:
     output = work / f"program-{int(checked)}-{int(portable)}"
     command = [
         "g++", *build_flags(checked), *(["-DGG_PORTABLE_FIBERS"] if portable else []),
-        "-I", str(RUNTIME_DIR), "-DGG_KERNEL=gg_kernel", str(unit), "-o", str(output),
+        "-I", str(RUNTIME_DIR), "-DGG_KERNEL=_GG_kernel", str(unit), "-o", str(output),
         "-lboost_context",
     ]  # fmt: skip
     subprocess.run(command, check=True, capture_output=True)

@@ -1,0 +1,49 @@
+"""In the CPU backend's unit the harness comes before the student's code (cpu_unit.unit_text), so
+nothing the file declares can change what the harness calls. Each file under
+tests/data/harness_reach passed ex1 on the CPU with an empty kernel (red team, round 4); on a GPU
+its kernel writes nothing, and so it must fail here too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.backends.cpu_unit import unit_text
+from grader.course import load_course
+from grader.grading import grade
+from grader.source import KernelSource, find_refusals
+from tests.conftest import ROOT
+
+try:
+    check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+ATTACKS = ROOT / "tests/data/harness_reach"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["write_template_fills_c.cu", "kernel_reference_named.cu"])
+def test_a_file_s_declarations_cannot_change_what_the_harness_calls(
+    small_course: Path, name: str
+) -> None:
+    exercise = load_course(small_course).find("ex1")
+    source = KernelSource((ATTACKS / name).read_text(), name)
+    report = grade(exercise, source, seed=1, backend="cpu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and not report.passed
+    # graded as a GPU grades it: C is never written, and nothing is left to a GPU
+    assert correctness[0].status == "failed", correctness[0].message
+    assert "never written" in correctness[0].message, correctness[0].message
+    assert not report.needs_gpu
+
+
+def test_the_harness_precedes_the_student_s_code_and_names_the_kernel_out_of_their_reach() -> None:
+    unit = unit_text("__global__ void matmul_tiled() {}\n", "_Z12matmul_tiledv")
+    assert unit.index('#include "harness_main.hpp"') < unit.index("matmul_tiled() {}")
+    assert "_GG_kernel_0" in unit and "gg_kernel_0" not in unit.replace("_GG_kernel_0", "")
+    # the names the harness gives its reference to the kernel cannot be written in a file
+    refusals = find_refusals(KernelSource("__device__ void _GG_kernel_0() {}\n", "kernel.cu"))
+    assert [r.message.split(" is not allowed")[0] for r in refusals] == ["_GG_kernel_0"]
