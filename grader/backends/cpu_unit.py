@@ -201,7 +201,7 @@ def _baseline_key(toolchain: str) -> str:
         symbols_command(Path("unit.cpp"), Path("runtime"), Path("symbols.o")),
         program_command(Path("unit.cpp"), Path("runtime"), Path("fast"), False),
         program_command(Path("unit.cpp"), Path("runtime"), Path("checked"), True),
-        "linked_names 2",
+        "linked_names 3",
         toolchain,
         tools,
     ]
