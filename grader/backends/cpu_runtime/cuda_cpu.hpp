@@ -40,16 +40,24 @@
 
 namespace gg {
 
+// CUDA's two types, as its vector_types.h declares them: a kernel that told them apart passed on
+// the CPU only while uint3 was dim3 here (red team, round 5)
+struct uint3 {
+    unsigned x, y, z;
+};
+
 struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
 enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
 
 struct Thread {
-    dim3 idx;
+    uint3 idx;
     unsigned linear = 0;
     Fiber context = nullptr;
     State state = State::Ready;
@@ -94,7 +102,7 @@ typedef void (*Body)(void *);
 struct Block {
     Thread *threads = nullptr;
     unsigned *visit = nullptr;        // the order its threads run in
-    dim3 idx;
+    uint3 idx;
     char *shared = nullptr;           // its copy of the gg_shared section (saved or to restore)
     void *dynamic_shared = nullptr;   // its dynamic shared memory
     bool live = false;
@@ -112,7 +120,8 @@ struct Block {
 struct Launch {
     // block_idx, threads, order and dynamic_shared are the running block's, copied from its
     // Block on every switch (so that threadIdx and blockIdx cost one load)
-    dim3 grid, block, block_idx;
+    dim3 grid, block;
+    uint3 block_idx;
     Thread *threads = nullptr;
     unsigned count = 0;
     Body body = nullptr;
@@ -144,7 +153,7 @@ inline Launch &launch_state() { return g_launch; }
 
 // ---- CUDA's names -----------------------------------------------------------------------------
 using dim3 = gg::dim3;
-using uint3 = gg::dim3;
+using uint3 = gg::uint3;
 #define threadIdx (::gg::g_launch.current->idx)
 #define blockIdx (::gg::g_launch.block_idx)
 #define blockDim (::gg::g_launch.block)
@@ -441,7 +450,7 @@ inline void start_block(Launch &l, unsigned slot, unsigned linear, Order order, 
     Block &b = l.blocks[slot];
     const unsigned count = l.count;
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    b.idx = dim3(linear % l.grid.x, linear / l.grid.x % l.grid.y, linear / l.grid.x / l.grid.y);
+    b.idx = uint3{linear % l.grid.x, linear / l.grid.x % l.grid.y, linear / l.grid.x / l.grid.y};
     for (unsigned i = 0; i < count; ++i) {
         Thread &t = b.threads[i];
         t.state = State::Ready;
@@ -524,7 +533,7 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
         for (unsigned z = 0, i = 0; z < block.z; ++z)
             for (unsigned y = 0; y < block.y; ++y)
                 for (unsigned x = 0; x < block.x; ++x, ++i) {
-                    b.threads[i].idx = dim3(x, y, z);
+                    b.threads[i].idx = uint3{x, y, z};
                     b.threads[i].linear = i;
                 }
         for (unsigned i = 0; i < count; ++i) b.visit[i] = order == Order::Descending ? count - 1 - i : i;

@@ -1,0 +1,67 @@
+"""The CPU runtime's built-in types are CUDA's: `uint3` (threadIdx, blockIdx) and `dim3`
+(blockDim, gridDim) are two types, each converting to the other as in CUDA's vector_types.h. A
+kernel that computed only where they were one type passed on the CPU and wrote nothing on a GPU
+(red team, round 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.course import load_course
+from grader.grading import grade
+from grader.results import Report
+from grader.source import KernelSource
+
+try:
+    check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+NAIVE = """
+    {dims}
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {{
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = acc;
+    }}
+}}
+"""
+SAME_TYPE = """
+template <class T, class U> struct same_type { static constexpr bool value = false; };
+template <class T> struct same_type<T, T> { static constexpr bool value = true; };
+"""
+KERNEL = (
+    "__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)\n{"
+)
+
+
+def _grade(small_course: Path, text: str) -> Report:
+    exercise = load_course(small_course).find("ex1")
+    return grade(exercise, KernelSource(text, "kernel.cu"), seed=1, backend="cpu")
+
+
+@pytest.mark.slow
+def test_a_kernel_that_computes_only_where_uint3_is_dim3_fails_as_on_a_gpu(
+    small_course: Path,
+) -> None:
+    dims = "if (!same_type<uint3, dim3>::value) return;  // a GPU leaves here"
+    report = _grade(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
+    first = next(c for c in report.checks if c.kind == "correctness")
+    assert not report.passed and "never written" in first.message, first.message
+
+
+@pytest.mark.slow
+def test_uint3_and_dim3_convert_to_each_other_as_in_cuda(small_course: Path) -> None:
+    dims = (
+        'static_assert(!same_type<uint3, dim3>::value, "two types");\n'
+        "    const dim3 thread = threadIdx; const uint3 grid = gridDim;\n"
+        "    if (thread.x != threadIdx.x || grid.y != gridDim.y) return;"
+    )
+    report = _grade(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
+    # graded here in full: no check left to a GPU (as one the CPU build refuses would be)
+    assert report.passed and not report.needs_gpu, [c.message for c in report.checks]
