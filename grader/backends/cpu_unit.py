@@ -237,4 +237,11 @@ def _read_baseline() -> cpu_symbols.Symbols:
                     f"the CPU runtime does not build: {done.stderr[-500:]}"
                 )
         symbols = cpu_symbols.read(output)
+        if symbols.init_bytes:
+            # g++ gathers a unit's start-up code into one function, one entry: with the
+            # runtime's own there, a file's would add none, and the check could not see it
+            raise UnsupportedKernelError(
+                f"the CPU runtime runs code at start-up ({sorted(symbols.init_bytes)}): "
+                "a file's start-up code could not be told from it"
+            )
         return replace(symbols, reserved=cpu_symbols.linked_names(programs))

@@ -59,6 +59,15 @@ def test_code_that_would_run_before_the_kernel_is_refused_from_the_program(code:
     assert "kernel.cu: code that runs before or after the kernel (.init_array" in message
 
 
+def test_the_runtime_and_harness_run_nothing_at_start_up() -> None:
+    # g++ gathers a unit's start-up code into one function: had the runtime any (a member
+    # without an initialiser made its state dynamically initialised, session 24), a file's own
+    # would add no entry, and the test above would pass it
+    from grader.backends import cpu_unit
+
+    assert cpu_unit._read_baseline().init_bytes == {}
+
+
 def _written(prefix: str) -> set[float]:
     """The values the kernel (with `prefix` before it) writes into C in one 16 x 16 launch."""
     source = KernelSource(prefix + KERNEL, "kernel.cu")

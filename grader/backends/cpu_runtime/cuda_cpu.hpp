@@ -57,7 +57,7 @@ enum class State { Ready, AtBarrier, AtWarp, Done };
 enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
 
 struct Thread {
-    uint3 idx;
+    uint3 idx{};
     unsigned linear = 0;
     Fiber context = nullptr;
     State state = State::Ready;
@@ -102,7 +102,7 @@ typedef void (*Body)(void *);
 struct Block {
     Thread *threads = nullptr;
     unsigned *visit = nullptr;        // the order its threads run in
-    uint3 idx;
+    uint3 idx{};
     char *shared = nullptr;           // its copy of the gg_shared section (saved or to restore)
     void *dynamic_shared = nullptr;   // its dynamic shared memory
     bool live = false;
@@ -121,7 +121,7 @@ struct Launch {
     // block_idx, threads, order and dynamic_shared are the running block's, copied from its
     // Block on every switch (so that threadIdx and blockIdx cost one load)
     dim3 grid, block;
-    uint3 block_idx;
+    uint3 block_idx{};
     Thread *threads = nullptr;
     unsigned count = 0;
     Body body = nullptr;
