@@ -19,6 +19,7 @@ from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
 from tests.conftest import ROOT
+from tests.processes import reaping_orphans
 
 try:
     check_toolchain()
@@ -42,11 +43,12 @@ def _backend(text: str, name: str) -> Iterator[CpuBackend]:
     compiled = compile_kernel(source, name, defines)
     assert isinstance(compiled, CompiledKernel), compiled
     backend = CpuBackend()
-    try:
-        backend.prepare(source, compiled, defines)
-        yield backend
-    finally:
-        backend.close()
+    with reaping_orphans():
+        try:
+            backend.prepare(source, compiled, defines)
+            yield backend
+        finally:
+            backend.close()
 
 
 def _inputs(shape: Shape) -> tuple[Floats, Floats]:

@@ -20,6 +20,7 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
+from tests.processes import reaping_orphans
 
 try:
     TOOLCHAIN = check_toolchain()
@@ -74,16 +75,17 @@ def _written(prefix: str) -> set[float]:
     compiled = compile_kernel(source, "matmul_tiled", {})
     assert isinstance(compiled, CompiledKernel), compiled
     backend = CpuBackend()
-    try:
-        backend.prepare(source, compiled, {})
-        ones = np.ones((16, 16), np.float32)
-        launch = make_launch(
-            ones, ones, Shape(16, 16, 16), LaunchSpec(block=(16, 16), tile=(16, 16))
-        )
-        c = backend.run_gemm(launch).c
-        return {float(x) for x in c[launch.offset : launch.offset + 256]}
-    finally:
-        backend.close()
+    with reaping_orphans():
+        try:
+            backend.prepare(source, compiled, {})
+            ones = np.ones((16, 16), np.float32)
+            launch = make_launch(
+                ones, ones, Shape(16, 16, 16), LaunchSpec(block=(16, 16), tile=(16, 16))
+            )
+            c = backend.run_gemm(launch).c
+            return {float(x) for x in c[launch.offset : launch.offset + 256]}
+        finally:
+            backend.close()
 
 
 _WRITE_TEMPLATE = (
