@@ -26,6 +26,7 @@ from grader.checks.correctness import make_launch
 from grader.source import read_source
 from grader.spec import LaunchSpec, Shape
 from tests.conftest import ROOT
+from tests.processes import reaping_orphans
 
 try:
     check_toolchain()
@@ -57,13 +58,14 @@ def test_a_checked_launch_over_its_budget_runs_in_the_fast_build(
     b = rng.uniform(-1, 1, (1, 999)).astype(np.float32)
     launch = make_launch(a, b, shape, LaunchSpec(block=(16, 16), tile=(16, 16)))
     backend = CpuBackend()
-    try:
-        backend.prepare(source, compiled, {"TILE_SIZE": 16})
-        c = backend.run_gemm(launch).c[launch.offset : launch.offset + 1000 * 999]
-        first = list(started)
-        backend.run_gemm(launch)  # the race check's launch, say
-    finally:
-        backend.close()
+    with reaping_orphans():
+        try:
+            backend.prepare(source, compiled, {"TILE_SIZE": 16})
+            c = backend.run_gemm(launch).c[launch.offset : launch.offset + 1000 * 999]
+            first = list(started)
+            backend.run_gemm(launch)  # the race check's launch, say
+        finally:
+            backend.close()
     assert np.array_equal(c.reshape(1000, 999), a @ b)  # one term per element: exact
     assert first == [True, False]  # the checked program ran out; the fast one ran the launch
     assert started == [True, False]  # the next launch of the shape: the fast program at once

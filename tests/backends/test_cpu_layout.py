@@ -15,6 +15,7 @@ from grader.backends.cpu import CHECKED_LIMIT, CpuBackend, CpuUnavailableError, 
 from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
+from tests.processes import reaping_orphans
 
 try:
     check_toolchain()
@@ -49,11 +50,12 @@ def _run(read: str, launch: GemmLaunch) -> np.ndarray:
     compiled = compile_kernel(source, "shifted", {})
     assert isinstance(compiled, CompiledKernel), compiled
     backend = CpuBackend()
-    try:
-        backend.prepare(source, compiled, {})
-        c = backend.run_gemm(launch).c
-    finally:
-        backend.close()
+    with reaping_orphans():
+        try:
+            backend.prepare(source, compiled, {})
+            c = backend.run_gemm(launch).c
+        finally:
+            backend.close()
     return c[launch.offset : launch.offset + SHAPE.m * SHAPE.n]
 
 
