@@ -6,20 +6,18 @@ the same for the same launches."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from grader.backends.compiler import CompiledKernel, compile_kernel
 from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
 from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
+from tests.backends.sessions import prepared_cpu_backend
 from tests.conftest import ROOT
-from tests.processes import reaping_orphans
 
 try:
     check_toolchain()
@@ -36,19 +34,8 @@ ORDERS = 3  # launches rotate through the ascending, descending and shuffled thr
 Floats = npt.NDArray[np.float32]
 
 
-@contextmanager
-def _backend(text: str, name: str) -> Iterator[CpuBackend]:
-    source = KernelSource(text, "kernel.cu")
-    defines = {"TILE_SIZE": 16}
-    compiled = compile_kernel(source, name, defines)
-    assert isinstance(compiled, CompiledKernel), compiled
-    backend = CpuBackend()
-    with reaping_orphans():
-        try:
-            backend.prepare(source, compiled, defines)
-            yield backend
-        finally:
-            backend.close()
+def _backend(text: str, name: str) -> AbstractContextManager[CpuBackend]:
+    return prepared_cpu_backend(KernelSource(text, "kernel.cu"), name, {"TILE_SIZE": 16})
 
 
 def _inputs(shape: Shape) -> tuple[Floats, Floats]:

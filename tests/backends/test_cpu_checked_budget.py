@@ -12,11 +12,9 @@ import numpy as np
 import pytest
 
 from grader.backends import cpu
-from grader.backends.compiler import CompiledKernel, compile_kernel
 from grader.backends.cpu import (
     CHECKED_BUDGET_FROM_S,
     CHECKED_LIMIT,
-    CpuBackend,
     CpuUnavailableError,
     check_toolchain,
     cpu_seconds,
@@ -25,8 +23,8 @@ from grader.backends.cpu_session import Session
 from grader.checks.correctness import make_launch
 from grader.source import read_source
 from grader.spec import LaunchSpec, Shape
+from tests.backends.sessions import prepared_cpu_backend
 from tests.conftest import ROOT
-from tests.processes import reaping_orphans
 
 try:
     check_toolchain()
@@ -51,21 +49,14 @@ def test_a_checked_launch_over_its_budget_runs_in_the_fast_build(
     assert shape.m * shape.k * shape.n <= CHECKED_LIMIT  # a checked shape
     assert cpu_seconds(shape.m, shape.k, shape.n) >= CHECKED_BUDGET_FROM_S
     source = read_source(LOOP_1024)
-    compiled = compile_kernel(source, "matmul_tiled", {"TILE_SIZE": 16})
-    assert isinstance(compiled, CompiledKernel), compiled
     rng = np.random.default_rng(1)
     a = rng.uniform(-1, 1, (1000, 1)).astype(np.float32)
     b = rng.uniform(-1, 1, (1, 999)).astype(np.float32)
     launch = make_launch(a, b, shape, LaunchSpec(block=(16, 16), tile=(16, 16)))
-    backend = CpuBackend()
-    with reaping_orphans():
-        try:
-            backend.prepare(source, compiled, {"TILE_SIZE": 16})
-            c = backend.run_gemm(launch).c[launch.offset : launch.offset + 1000 * 999]
-            first = list(started)
-            backend.run_gemm(launch)  # the race check's launch, say
-        finally:
-            backend.close()
+    with prepared_cpu_backend(source, "matmul_tiled", {"TILE_SIZE": 16}) as backend:
+        c = backend.run_gemm(launch).c[launch.offset : launch.offset + 1000 * 999]
+        first = list(started)
+        backend.run_gemm(launch)  # the race check's launch, say
     assert np.array_equal(c.reshape(1000, 999), a @ b)  # one term per element: exact
     assert first == [True, False]  # the checked program ran out; the fast one ran the launch
     assert started == [True, False]  # the next launch of the shape: the fast program at once

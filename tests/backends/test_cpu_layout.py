@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 from grader.backends.base import GemmLaunch, KernelRuntimeError
-from grader.backends.compiler import CompiledKernel, compile_kernel
-from grader.backends.cpu import CHECKED_LIMIT, CpuBackend, CpuUnavailableError, check_toolchain
+from grader.backends.cpu import CHECKED_LIMIT, CpuUnavailableError, check_toolchain
 from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
-from tests.processes import reaping_orphans
+from tests.backends.sessions import prepared_cpu_backend
 
 try:
     check_toolchain()
@@ -47,15 +46,8 @@ def _run(read: str, launch: GemmLaunch) -> np.ndarray:
     """C's elements (guards left out) after one launch of a fresh program whose threads each
     store `read`."""
     source = KernelSource(READ_PAST.replace("READ", read), "kernel.cu")
-    compiled = compile_kernel(source, "shifted", {})
-    assert isinstance(compiled, CompiledKernel), compiled
-    backend = CpuBackend()
-    with reaping_orphans():
-        try:
-            backend.prepare(source, compiled, {})
-            c = backend.run_gemm(launch).c
-        finally:
-            backend.close()
+    with prepared_cpu_backend(source, "shifted", {}) as backend:
+        c = backend.run_gemm(launch).c
     return c[launch.offset : launch.offset + SHAPE.m * SHAPE.n]
 
 

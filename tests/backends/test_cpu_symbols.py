@@ -13,14 +13,13 @@ import pytest
 
 from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
-from grader.backends.compiler import CompiledKernel, compile_kernel
-from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.checks.correctness import make_launch
 from grader.source import KernelSource
 from grader.spec import LaunchSpec, Shape
-from tests.processes import reaping_orphans
+from tests.backends.sessions import prepared_cpu_backend
 
 try:
     TOOLCHAIN = check_toolchain()
@@ -71,21 +70,14 @@ def test_the_runtime_and_harness_run_nothing_at_start_up() -> None:
 
 def _written(prefix: str) -> set[float]:
     """The values the kernel (with `prefix` before it) writes into C in one 16 x 16 launch."""
-    source = KernelSource(prefix + KERNEL, "kernel.cu")
-    compiled = compile_kernel(source, "matmul_tiled", {})
-    assert isinstance(compiled, CompiledKernel), compiled
-    backend = CpuBackend()
-    with reaping_orphans():
-        try:
-            backend.prepare(source, compiled, {})
-            ones = np.ones((16, 16), np.float32)
-            launch = make_launch(
-                ones, ones, Shape(16, 16, 16), LaunchSpec(block=(16, 16), tile=(16, 16))
-            )
-            c = backend.run_gemm(launch).c
-            return {float(x) for x in c[launch.offset : launch.offset + 256]}
-        finally:
-            backend.close()
+    tiles = LaunchSpec(block=(16, 16), tile=(16, 16))
+    ones = np.ones((16, 16), np.float32)
+    launch = make_launch(ones, ones, Shape(16, 16, 16), tiles)
+    with prepared_cpu_backend(
+        KernelSource(prefix + KERNEL, "kernel.cu"), "matmul_tiled", {}
+    ) as backend:
+        c = backend.run_gemm(launch).c
+    return {float(x) for x in c[launch.offset : launch.offset + 256]}
 
 
 _WRITE_TEMPLATE = (
