@@ -5,10 +5,7 @@ Nothing exercise-specific lives in a backend."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from grader.backends.compiler import CompiledKernel
 from grader.backends.geometry import Geometry
@@ -17,8 +14,12 @@ from grader.results import DeviceInfo
 from grader.source import KernelSource
 from grader.spec import Shape
 
-FloatArray = npt.NDArray[np.float32]
-DoubleArray = npt.NDArray[np.float64]
+if TYPE_CHECKING:  # numpy only where arrays are made: a process that reads the course needs none
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float32]
+    DoubleArray = npt.NDArray[np.float64]
 
 
 class UnsupportedKernelError(Exception):

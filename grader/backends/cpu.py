@@ -10,12 +10,11 @@ import shutil
 import signal
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from grader.backends.base import (
-    DoubleArray,
-    FloatArray,
     GemmLaunch,
     GemmOutput,
     KernelRuntimeError,
@@ -31,6 +30,9 @@ from grader.backends.timed_gemm import TimedGemm
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 from grader.spec import Shape
+
+if TYPE_CHECKING:
+    from grader.backends.base import DoubleArray, FloatArray
 
 # Shapes up to this many multiply-adds run in the checked build (about 12x slower).
 CHECKED_LIMIT = 1 << 21

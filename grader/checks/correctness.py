@@ -3,7 +3,7 @@ compare every element with a float64 reference computed afterwards."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -17,9 +17,10 @@ from grader.checks.diagnosis import (
     describe_failure,
     nan_pattern,
 )
+from grader.checks.planned_case import CorrectnessCase
 from grader.checks.tolerance import error_bound, within_bound
 from grader.results import CheckKind, CheckResult, CheckStatus
-from grader.spec import CaseSpec, ExerciseSpec, LaunchSpec, Shape
+from grader.spec import ExerciseSpec, LaunchSpec, Shape
 
 # C is filled with a *signalling* NaN with a payload before every launch. Copies keep its bits;
 # any arithmetic on it yields a different pattern (the GPU returns its canonical NaN, x86 sets the
@@ -212,26 +213,6 @@ def nan_evidence(
     return NanEvidence(
         from_c=probe is not None and int(_nonfinite(probe, launch).sum()) < analysis.nonfinite.sum()
     )
-
-
-@dataclass(frozen=True)
-class CorrectnessCase:
-    """A planned correctness check."""
-
-    index: int
-    case: CaseSpec
-    max_score: float
-    variant: str = ""
-    """For a sweep: which build, e.g. `TILE_SIZE=8`; empty for the exercise's own build."""
-    defines: tuple[tuple[str, int], ...] = ()
-    """The build's defines where they differ from the spec's."""
-    launch: LaunchSpec | None = None
-    """The build's launch where it differs from the spec's."""
-
-    @property
-    def name(self) -> str:
-        variant = f"{self.variant} " if self.variant else ""
-        return f"correctness {variant}{self.case.label}"
 
 
 def run_case(

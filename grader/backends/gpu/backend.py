@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.backends.base import (
-    DoubleArray,
-    FloatArray,
     GemmLaunch,
     GemmOutput,
     KernelRuntimeError,
@@ -28,6 +26,9 @@ from grader.backends.timed_gemm import TimedGemm
 from grader.results import DeviceInfo
 from grader.source import KernelSource
 from grader.spec import Shape
+
+if TYPE_CHECKING:
+    from grader.backends.base import DoubleArray, FloatArray
 
 
 def _version(number: int) -> str:

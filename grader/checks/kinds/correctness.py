@@ -10,9 +10,9 @@ from grader.backends.base import Backend, KernelRuntimeError, UnsupportedKernelE
 from grader.backends.compiler import CompiledKernel, CompileFailure, compile_kernel
 from grader.checks.base import Check, Context, Exit, Halt, Outcome, PlannedCheck
 from grader.checks.case_hints import cross_case_hints, ignored_tile_size_hint
-from grader.checks.correctness import CorrectnessCase, run_case
 from grader.checks.device_globals import shared_by_blocks_hint
 from grader.checks.kinds.compile import COMPILED
+from grader.checks.planned_case import CorrectnessCase
 from grader.events import StageEvent
 from grader.lane_lock import holding
 from grader.results import NEEDS_GPU, CheckKind, CheckResult, CheckStatus, Stage
@@ -97,6 +97,9 @@ class CorrectnessCheck(Check):
 
 def _run_cases(context: Context, backend: Backend, refused: str) -> Outcome:
     """`refused`: why the backend cannot run the exercise's own build ("" where it can)."""
+    # numpy only where kernels run: a process that plans the checks (the parent) imports none
+    from grader.checks.correctness import run_case
+
     spec, source = context.spec, context.source
     built = ""  # the variant the backend holds; "" is the exercise's own build, prepared already
     build_failure = ""
