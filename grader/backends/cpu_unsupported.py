@@ -31,9 +31,10 @@ _UNSUPPORTED: tuple[tuple[re.Pattern[str], str], ...] = (
         "the CUDA runtime API in device code",
     ),
     (re.compile(r"\b__activemask\b"), "__activemask()"),
-    # the runtime's and the harness's code, after the student's in one unit, name much without
-    # `::` (write, ssize_t, mmap, the kernel's entry): a declaration added to their namespace
-    # would be found first (red team, session 23: an empty kernel passed ex1)
+    # a declaration added to the runtime's or the library's namespace joins the lookups of code
+    # compiled after it: the runtime's templates, instantiated at the end of the unit, and,
+    # while the harness came after the student's code, the harness's unqualified calls (red
+    # team, session 23: an empty kernel passed ex1)
     (
         re.compile(r"\bnamespace\s+(?:gg|gg_harness|std|boost|__gnu_cxx|__cxxabiv1)\b"),
         "code in a namespace of the CPU runtime's or the C++ library's (gg, gg_harness, std)",

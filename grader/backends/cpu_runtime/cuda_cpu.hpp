@@ -38,10 +38,11 @@
 #define GG_ASAN 0
 #endif
 
-namespace gg {
-
-// CUDA's two types, as its vector_types.h declares them: a kernel that told them apart passed on
-// the CPU only while uint3 was dim3 here (red team, round 5)
+// CUDA's two types, as its vector_types.h declares them: two types (a kernel that told them
+// apart passed on the CPU only while uint3 was dim3 here: red team, round 5), and at global
+// scope, so that no value a kernel can name has a namespace of the runtime's among its
+// associated ones (in namespace gg, argument-dependent lookup of a call with a Conv<uint3>
+// argument found gg's functions on the CPU only: round 6)
 struct uint3 {
     unsigned x, y, z;
 };
@@ -52,6 +53,8 @@ struct dim3 {
     constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+
+namespace gg {
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
 enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
@@ -152,13 +155,21 @@ inline Launch &launch_state() { return g_launch; }
 }  // namespace gg
 
 // ---- CUDA's names -----------------------------------------------------------------------------
-using dim3 = gg::dim3;
-using uint3 = gg::uint3;
-#define threadIdx (::gg::g_launch.current->idx)
-#define blockIdx (::gg::g_launch.block_idx)
-#define blockDim (::gg::g_launch.block)
-#define gridDim (::gg::g_launch.grid)
-#define warpSize 32
+// Each as CUDA declares it (`extern const __device__ uint3 threadIdx`, `... int warpSize`): a
+// const lvalue. As modifiable lvalues (and warpSize as the prvalue 32), an overload on
+// `unsigned &` or `int &&` was taken on the CPU only, and a kernel could write the launch's own
+// state (red team, round 6). warpSize is defined in assembly, its value out of the compiler's
+// sight: a constant expression on the CPU would be another tell (CUDA's is not one).
+#define threadIdx (static_cast<const ::uint3 &>(::gg::g_launch.current->idx))
+#define blockIdx (static_cast<const ::uint3 &>(::gg::g_launch.block_idx))
+#define blockDim (static_cast<const ::dim3 &>(::gg::g_launch.block))
+#define gridDim (static_cast<const ::dim3 &>(::gg::g_launch.grid))
+namespace gg {
+extern const int warp_size __asm__("_GG_warp_size");
+}  // namespace gg
+__asm__(".pushsection .rodata\n.globl _GG_warp_size\n.type _GG_warp_size, @object\n"
+        ".size _GG_warp_size, 4\n.balign 4\n_GG_warp_size:\n.long 32\n.popsection");
+#define warpSize ::gg::warp_size
 
 // a kernel is emitted even where it is inline and unused in C++: the harness calls it by
 // NVRTC's symbol, which no C++ call names (cheaper than g++'s -fkeep-inline-functions)
@@ -668,20 +679,38 @@ template <class T> T from_bits(std::uint64_t value) {
 #define __syncthreads_or(p) ::gg::sync_reduce((p), 2, __LINE__)
 #define __syncwarp(...) ::gg::syncwarp_(__LINE__, ##__VA_ARGS__)
 #define __shfl_sync(mask, v, lane, ...) ::gg::shfl_(::gg::WarpOp::Shfl, mask, v, lane, __LINE__, ##__VA_ARGS__)
-#define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, d, __LINE__, ##__VA_ARGS__)
-#define __shfl_down_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflDown, mask, v, d, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, ::gg::delta_(d), __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflDown, mask, v, ::gg::delta_(d), __LINE__, ##__VA_ARGS__)
 #define __shfl_xor_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflXor, mask, v, d, __LINE__, ##__VA_ARGS__)
-#define __ballot_sync(mask, p) static_cast<unsigned>(::gg::warp_op(::gg::WarpOp::Ballot, mask, (p) ? 1 : 0, 0, 32, __LINE__))
-#define __any_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::Any, mask, (p) ? 1 : 0, 0, 32, __LINE__))
-#define __all_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::All, mask, (p) ? 1 : 0, 0, 32, __LINE__))
+#define __ballot_sync(mask, p) static_cast<unsigned>(::gg::warp_op(::gg::WarpOp::Ballot, mask, ::gg::predicate_(p), 0, 32, __LINE__))
+#define __any_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::Any, mask, ::gg::predicate_(p), 0, 32, __LINE__))
+#define __all_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::All, mask, ::gg::predicate_(p), 0, 32, __LINE__))
 
 namespace gg {
 inline void syncwarp_(int line, unsigned mask = 0xffffffffu) { warp_op(WarpOp::Sync, mask, 0, 0, 32, line); }
 
-template <class T>
-T shfl_(WarpOp op, unsigned mask, T value, int lane_arg, int line, int width = 32) {
-    return from_bits<T>(warp_op(op, mask, bits_of(value), lane_arg, width, line));
-}
+// CUDA's overloads of the shuffles, and only those (sm_30_intrinsics.h): a char is shuffled as an
+// int, a class converts to one of them. A template here shuffled a char as a char, and called,
+// through argument-dependent lookup, a `bits_of` of the file's own for a class of the file's
+// (red team, round 6). Every call below is qualified, so none looks in the file's namespaces.
+// __shfl_up_sync and __shfl_down_sync take their delta as CUDA's `unsigned int`.
+inline int delta_(unsigned delta) { return static_cast<int>(delta); }
+// A vote's predicate converts as CUDA's `int pred` parameter does (`(p) ? 1 : 0` took a class's
+// explicit operator bool, which CUDA never calls).
+inline std::uint64_t predicate_(int pred) { return pred != 0; }
+#define GG_SHUFFLE(T)                                                                               \
+    inline T shfl_(WarpOp op, unsigned mask, T value, int lane_arg, int line, int width = 32) {    \
+        return ::gg::from_bits<T>(::gg::warp_op(op, mask, ::gg::bits_of<T>(value), lane_arg, width, line)); \
+    }
+GG_SHUFFLE(int)
+GG_SHUFFLE(unsigned)
+GG_SHUFFLE(long)
+GG_SHUFFLE(unsigned long)
+GG_SHUFFLE(long long)
+GG_SHUFFLE(unsigned long long)
+GG_SHUFFLE(float)
+GG_SHUFFLE(double)
+#undef GG_SHUFFLE
 }  // namespace gg
 
 // ---- vector types, with CUDA's alignment (a misaligned vector load is UB that UBSan reports) ---
@@ -700,25 +729,34 @@ inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
 inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 
 // ---- math and other device intrinsics -------------------------------------------------------
-// On floating point, CUDA's min and max are fminf/fmaxf (fmin/fmax): a NaN loses to a number
-template <class T> inline T max(T a, T b) {
-    if constexpr (std::is_floating_point<T>::value) return std::fmax(a, b);
-    else return a < b ? b : a;
-}
-template <class T> inline T min(T a, T b) {
-    if constexpr (std::is_floating_point<T>::value) return std::fmin(a, b);
-    else return b < a ? b : a;
-}
-// Mixed types (min(threadIdx.x, K), max(-1, 0u), min(2.0f, 3.0)): as CUDA's overloads, in the
-// usual arithmetic conversions' common type
-template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) {
-    using C = typename std::common_type<A, B>::type;
-    return max<C>(static_cast<C>(a), static_cast<C>(b));
-}
-template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) {
-    using C = typename std::common_type<A, B>::type;
-    return min<C>(static_cast<C>(a), static_cast<C>(b));
-}
+// CUDA's overloads of min and max, and only those (crt/math_functions.h): a template here made
+// max('a', 'b') a char (an int in CUDA), a tell at compile time (red team, round 5). Mixed
+// signed and unsigned integers compare as the unsigned type; on floating point they are
+// fminf/fmaxf (fmin/fmax): a NaN loses to a number.
+#define GG_MIN_MAX(R, A, B)                                                                         \
+    inline R max(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a); } \
+    inline R min(A a, B b) { return static_cast<R>(b) < static_cast<R>(a) ? static_cast<R>(b) : static_cast<R>(a); }
+GG_MIN_MAX(int, int, int)
+GG_MIN_MAX(unsigned, unsigned, unsigned)
+GG_MIN_MAX(unsigned, int, unsigned)
+GG_MIN_MAX(unsigned, unsigned, int)
+GG_MIN_MAX(long, long, long)
+GG_MIN_MAX(unsigned long, unsigned long, unsigned long)
+GG_MIN_MAX(unsigned long, long, unsigned long)
+GG_MIN_MAX(unsigned long, unsigned long, long)
+GG_MIN_MAX(long long, long long, long long)
+GG_MIN_MAX(unsigned long long, unsigned long long, unsigned long long)
+GG_MIN_MAX(unsigned long long, long long, unsigned long long)
+GG_MIN_MAX(unsigned long long, unsigned long long, long long)
+#undef GG_MIN_MAX
+inline float max(float a, float b) { return std::fmax(a, b); }
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline double max(double a, double b) { return std::fmax(a, b); }
+inline double min(double a, double b) { return std::fmin(a, b); }
+inline double max(float a, double b) { return std::fmax(static_cast<double>(a), b); }
+inline double min(float a, double b) { return std::fmin(static_cast<double>(a), b); }
+inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b)); }
+inline double min(double a, float b) { return std::fmin(a, static_cast<double>(b)); }
 inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
 inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
 inline long long llmin(long long a, long long b) { return b < a ? b : a; }
