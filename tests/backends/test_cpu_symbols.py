@@ -228,8 +228,16 @@ def test_a_damaged_baseline_entry_is_built_again(
     entry = tmp_path / kept.name
     entry.write_text(damage)
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path))
+    builds: list[int] = []
+
+    def build() -> cpu_symbols.Symbols:  # what the real build gives (the fixture's), counted
+        builds.append(1)
+        return good
+
+    monkeypatch.setattr(cpu_unit, "_read_baseline", build)
     cpu_unit.baseline_symbols.cache_clear()
     assert cpu_unit.baseline_symbols(TOOLCHAIN) == good
+    assert builds == [1]  # the damaged entry was not taken
     assert cpu_symbols.from_json(entry.read_text()) == good  # written whole again
     cpu_unit.baseline_symbols.cache_clear()
 
