@@ -65,3 +65,24 @@ def test_uint3_and_dim3_convert_to_each_other_as_in_cuda(small_course: Path) -> 
     report = _grade(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
     # graded here in full: no check left to a GPU (as one the CPU build refuses would be)
     assert report.passed and not report.needs_gpu, [c.message for c in report.checks]
+
+
+@pytest.mark.slow
+def test_a_right_kernel_that_calls_cuda_s_float_overloads_passes(small_course: Path) -> None:
+    # abs, sqrt and pow of a float are CUDA's float overloads: with the C library's alone, abs
+    # truncated to an int on the CPU, and this right kernel failed there (red team, round 7)
+    body = """
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float x = A[row * K + k] * B[k * N + col];
+            acc += x < 0.0f ? -abs(x) : sqrt(pow(abs(x), 2.0f)) * (abs(x) > 0.0f);
+        }
+        C[row * N + col] = acc;
+    }
+}
+"""
+    report = _grade(small_course, KERNEL + body)
+    assert report.passed and not report.needs_gpu, [c.message for c in report.checks]

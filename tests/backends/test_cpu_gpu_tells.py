@@ -71,6 +71,24 @@ CUDA_TYPES = [
     ("min(1.0, 2.0)", "double"),
     ("max(1.0f, 2.0)", "double"),
     ("min(1.0, 2.0f)", "double"),
+    # the math functions' overloads at global scope (crt/math_functions.hpp, under NVRTC)
+    ("abs(-1.5f)", "float"),
+    ("abs(1ll)", "long long"),
+    ("abs(1l)", "long"),
+    ("abs(1)", "int"),
+    ("abs(1.0)", "double"),
+    ("sqrt(1.0f)", "float"),
+    ("sqrt(1.0)", "double"),
+    ("exp(1.0f)", "float"),
+    ("fabs(1.0f)", "float"),
+    ("floor(1.0f)", "float"),
+    ("pow(1.0f, 2.0f)", "float"),
+    ("pow(1.0f, 2)", "float"),
+    ("atan2(1.0f, 2.0f)", "float"),
+    ("isnan(1.0f)", "int"),
+    ("isinf(1.0)", "int"),
+    ("signbit(1.0f)", "int"),
+    ("isfinite(1.0f)", "int"),
 ]
 
 _PROBE = """

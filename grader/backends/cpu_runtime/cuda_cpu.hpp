@@ -763,10 +763,49 @@ inline long long llmin(long long a, long long b) { return b < a ? b : a; }
 inline long long llmax(long long a, long long b) { return a < b ? b : a; }
 inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
 inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
-using std::isfinite;  // CUDA declares these at global scope, as <cmath> does in std
-using std::isinf;
-using std::isnan;
-using std::signbit;
+// CUDA's overloads at global scope, as NVRTC declares them (crt/math_functions.hpp): the C
+// library's alone made abs(-1.5f) the int 1 and abs(1ll) an int, a right kernel's wrong answer
+// on the CPU, and sqrt(1.0f) a double (red team, round 7). The classification functions return
+// int in CUDA, bool in C++.
+#define GG_CLASSIFY(NAME)                                                                           \
+    inline int NAME(float x) { return std::NAME(x); }                                               \
+    inline int NAME(double x) { return std::NAME(x); }                                              \
+    inline int NAME(long double x) { return std::NAME(static_cast<double>(x)); }
+GG_CLASSIFY(signbit)
+GG_CLASSIFY(isfinite)
+GG_CLASSIFY(isnan)
+GG_CLASSIFY(isinf)
+#undef GG_CLASSIFY
+inline long long abs(long long a) { return std::llabs(a); }
+inline long abs(long a) { return std::llabs(a); }
+inline float abs(float a) { return std::fabs(a); }
+inline double abs(double a) { return std::fabs(a); }
+#define GG_FLOAT_1(NAME) inline float NAME(float a) { return std::NAME(a); }
+GG_FLOAT_1(fabs)
+GG_FLOAT_1(ceil)
+GG_FLOAT_1(floor)
+GG_FLOAT_1(sqrt)
+GG_FLOAT_1(log)
+GG_FLOAT_1(log10)
+GG_FLOAT_1(exp)
+GG_FLOAT_1(asin)
+GG_FLOAT_1(sin)
+GG_FLOAT_1(sinh)
+GG_FLOAT_1(acos)
+GG_FLOAT_1(cos)
+GG_FLOAT_1(cosh)
+GG_FLOAT_1(atan)
+GG_FLOAT_1(tan)
+GG_FLOAT_1(tanh)
+#undef GG_FLOAT_1
+inline float pow(float a, float b) { return std::pow(a, b); }
+inline float pow(float a, int b) { return static_cast<float>(std::pow(static_cast<double>(a), b)); }
+inline double pow(double a, int b) { return std::pow(a, b); }
+inline float fmod(float a, float b) { return std::fmod(a, b); }
+inline float modf(float a, float *b) { return std::modf(a, b); }
+inline float frexp(float a, int *b) { return std::frexp(a, b); }
+inline float ldexp(float a, int b) { return std::ldexp(a, b); }
+inline float atan2(float a, float b) { return std::atan2(a, b); }
 inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
