@@ -734,8 +734,8 @@ inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 // signed and unsigned integers compare as the unsigned type; on floating point they are
 // fminf/fmaxf (fmin/fmax): a NaN loses to a number.
 #define GG_MIN_MAX(R, A, B)                                                                         \
-    inline R max(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a); } \
-    inline R min(A a, B b) { return static_cast<R>(b) < static_cast<R>(a) ? static_cast<R>(b) : static_cast<R>(a); }
+    inline R max(A a, B b) { const R x = a, y = b; return x < y ? y : x; }                          \
+    inline R min(A a, B b) { const R x = a, y = b; return y < x ? y : x; }
 GG_MIN_MAX(int, int, int)
 GG_MIN_MAX(unsigned, unsigned, unsigned)
 GG_MIN_MAX(unsigned, int, unsigned)
