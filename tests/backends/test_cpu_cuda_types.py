@@ -10,10 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.course import load_course
-from grader.grading import grade
-from grader.results import Report
-from grader.source import KernelSource
+from tests.backends.sessions import SAME_TYPE, assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 
 try:
     check_toolchain()
@@ -31,18 +28,9 @@ NAIVE = """
     }}
 }}
 """
-SAME_TYPE = """
-template <class T, class U> struct same_type { static constexpr bool value = false; };
-template <class T> struct same_type<T, T> { static constexpr bool value = true; };
-"""
 KERNEL = (
     "__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)\n{"
 )
-
-
-def _grade(small_course: Path, text: str) -> Report:
-    exercise = load_course(small_course).find("ex1")
-    return grade(exercise, KernelSource(text, "kernel.cu"), seed=1, backend="cpu")
 
 
 @pytest.mark.slow
@@ -50,9 +38,8 @@ def test_a_kernel_that_computes_only_where_uint3_is_dim3_fails_as_on_a_gpu(
     small_course: Path,
 ) -> None:
     dims = "if (!same_type<uint3, dim3>::value) return;  // a GPU leaves here"
-    report = _grade(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
-    first = next(c for c in report.checks if c.kind == "correctness")
-    assert not report.passed and "never written" in first.message, first.message
+    report = graded_as_ex1(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
+    assert_writes_nothing_as_on_a_gpu(report)
 
 
 @pytest.mark.slow
@@ -62,7 +49,7 @@ def test_uint3_and_dim3_convert_to_each_other_as_in_cuda(small_course: Path) -> 
         "    const dim3 thread = threadIdx; const uint3 grid = gridDim;\n"
         "    if (thread.x != threadIdx.x || grid.y != gridDim.y) return;"
     )
-    report = _grade(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
+    report = graded_as_ex1(small_course, SAME_TYPE + KERNEL + NAIVE.format(dims=dims))
     # graded here in full: no check left to a GPU (as one the CPU build refuses would be)
     assert report.passed and not report.needs_gpu, [c.message for c in report.checks]
 
@@ -84,5 +71,5 @@ def test_a_right_kernel_that_calls_cuda_s_float_overloads_passes(small_course: P
     }
 }
 """
-    report = _grade(small_course, KERNEL + body)
+    report = graded_as_ex1(small_course, KERNEL + body)
     assert report.passed and not report.needs_gpu, [c.message for c in report.checks]

@@ -14,9 +14,7 @@ import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_unit import RUNTIME_DIR, build_flags, unit_text
-from grader.course import load_course
-from grader.grading import grade
-from grader.source import KernelSource
+from tests.backends.sessions import SAME_TYPE, assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 from tests.conftest import ROOT, nvrtc_log
 
 try:
@@ -92,8 +90,7 @@ CUDA_TYPES = [
 ]
 
 _PROBE = """
-template <class T, class U> struct same_type { static constexpr bool value = false; };
-template <class T> struct same_type<T, T> { static constexpr bool value = true; };
+%s
 struct Float {
     __device__ operator float() const { return 1.0f; }
 };
@@ -110,7 +107,7 @@ def _probe() -> str:
         f'    static_assert(same_type<decltype({expr}), {cuda}>::value, "TYPE#{i}");'
         for i, (expr, cuda) in enumerate(CUDA_TYPES)
     )
-    return _PROBE % asserts
+    return _PROBE % (SAME_TYPE, asserts)
 
 
 def _failed(log: str) -> list[str]:
@@ -143,9 +140,4 @@ def test_a_kernel_that_computes_only_where_it_finds_the_runtime_s_functions_fail
     # adl_gg_probe: a call with a Conv<uint3> argument found gg::resident_blocks through the
     # namespace uint3 was declared in; shfl_adl_hook: the runtime's shuffle template called the
     # file's own bits_of. On a GPU, each kernel writes nothing.
-    exercise = load_course(small_course).find("ex1")
-    report = grade(exercise, KernelSource((TELLS / name).read_text(), name), seed=1, backend="cpu")
-    correctness = [c for c in report.checks if c.kind == "correctness"]
-    assert correctness and not report.passed and not report.needs_gpu
-    assert correctness[0].status == "failed", correctness[0].message
-    assert "never written" in correctness[0].message, correctness[0].message
+    assert_writes_nothing_as_on_a_gpu(graded_as_ex1(small_course, (TELLS / name).read_text(), name))

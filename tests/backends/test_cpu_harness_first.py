@@ -11,9 +11,8 @@ import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_unit import unit_text
-from grader.course import load_course
-from grader.grading import grade
 from grader.source import KernelSource, find_refusals
+from tests.backends.sessions import assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 from tests.conftest import ROOT
 
 try:
@@ -29,15 +28,9 @@ ATTACKS = ROOT / "tests/data/harness_reach"
 def test_a_file_s_declarations_cannot_change_what_the_harness_calls(
     small_course: Path, name: str
 ) -> None:
-    exercise = load_course(small_course).find("ex1")
-    source = KernelSource((ATTACKS / name).read_text(), name)
-    report = grade(exercise, source, seed=1, backend="cpu")
-    correctness = [c for c in report.checks if c.kind == "correctness"]
-    assert correctness and not report.passed
     # graded as a GPU grades it: C is never written, and nothing is left to a GPU
-    assert correctness[0].status == "failed", correctness[0].message
-    assert "never written" in correctness[0].message, correctness[0].message
-    assert not report.needs_gpu
+    report = graded_as_ex1(small_course, (ATTACKS / name).read_text(), name)
+    assert_writes_nothing_as_on_a_gpu(report)
 
 
 def test_the_harness_precedes_the_student_s_code_and_names_the_kernel_out_of_their_reach() -> None:
