@@ -15,6 +15,7 @@ import argparse
 import io
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,8 +28,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.backends.compiler import CompiledKernel, compile_kernel  # noqa: E402
-from grader.backends.cpu_build import LINKER_SCRIPT  # noqa: E402
-from grader.backends.cpu_unit import RUNTIME_DIR, build_flags, unit_text  # noqa: E402
+from grader.backends.cpu_unit import (  # noqa: E402
+    LINKER_SCRIPT,
+    RUNTIME_DIR,
+    RUNTIME_UNIT,
+    build_flags,
+    compile_command,
+    link_command,
+    localize_commands,
+    runtime_command,
+    runtime_object_name,
+    translate,
+    unit_text,
+)
 from grader.checks.correctness import draw_inputs, make_launch  # noqa: E402
 from grader.course import load_course  # noqa: E402
 from grader.source import read_source  # noqa: E402
@@ -57,16 +69,46 @@ def program(exercise_id: str, runtime: Path, work: Path, label: str) -> Path:
     source = read_source(exercise.solution)
     compiled = compile_kernel(source, exercise.spec.kernel.name, defines)
     assert isinstance(compiled, CompiledKernel), compiled
-    unit = work / f"{exercise_id}.cpp"
     lines = "".join(f"#define {name} {value}\n" for name, value in defines.items())
-    unit.write_text(lines + unit_text(source.text, compiled.symbol))
     output = work / f"{exercise_id}-{label}"
-    subprocess.run(
-        ["g++", *build_flags(False), "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", str(unit),
-         "-o", str(output), "-lboost_context", *linker_script(runtime)],
-        check=True,
-    )  # fmt: skip
+    if not (runtime / RUNTIME_UNIT).exists():  # before the kernel had a unit of its own
+        unit = work / f"{exercise_id}-{label}.cpp"
+        unit.write_text(lines + one_unit(source.text, compiled.symbol))
+        subprocess.run(
+            ["g++", *build_flags(False), "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", str(unit),
+             "-o", str(output), "-lboost_context", *linker_script(runtime)],
+            check=True,
+        )  # fmt: skip
+        return output
+    copy = work / f"runtime-{label}"  # the runtime's object is built beside its files
+    if not copy.exists():
+        shutil.copytree(runtime, copy)
+    runtime = copy
+    unit = work / f"{exercise_id}-{label}.cpp"
+    unit.write_text(lines + unit_text(source.text))
+    obj, local = work / f"{exercise_id}-{label}.o", work / f"{exercise_id}-{label}.local.o"
+    for command in (
+        runtime_command(runtime, runtime / runtime_object_name(False), False),
+        compile_command(unit, runtime, obj, False),
+        *localize_commands(obj, compiled.symbol, local),
+        link_command(runtime, local, output, False),
+    ):
+        subprocess.run(command, check=True)
     return output
+
+
+def one_unit(text: str, symbol: str) -> str:
+    """The single unit of the runtimes before the split (runtime, harness, then the kernel)."""
+    return (
+        '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
+        f'extern "C" void _GG_kernel_0({_ARGUMENTS}) __asm__("{symbol}") __attribute__((weak));\n'
+        "static void _GG_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
+        " {\n    _GG_kernel_0(a, b, c, m, k, n);\n}\n"
+        '#include "harness_main.hpp"\n' + translate(text)
+    )
+
+
+_ARGUMENTS = "const float *, const float *, float *, int, int, int"
 
 
 def linker_script(runtime: Path) -> list[str]:

@@ -1,7 +1,8 @@
-"""The CPU backend: the student's unchanged CUDA file, compiled by g++ together with a header that
-maps CUDA's built-ins onto fibers (cpu_runtime/cuda_cpu.hpp) and a harness, runs as a child
-program. Two builds: fast (-O2) and checked (AddressSanitizer + UndefinedBehaviorSanitizer, used
-for small shapes, where it names the kernel line of an out-of-bounds access)."""
+"""The CPU backend: the student's unchanged CUDA file, compiled by g++ after CUDA's declarations
+(cpu_runtime/cuda_kernel.hpp) and linked with a runtime that maps CUDA's built-ins onto fibers
+and a harness (cpu_runtime/runtime.cpp), runs as a child program. Two builds: fast (-O2) and
+checked (AddressSanitizer + UndefinedBehaviorSanitizer, used for small shapes, where it names
+the kernel line of an out-of-bounds access)."""
 
 from __future__ import annotations
 
@@ -75,9 +76,9 @@ def check_toolchain() -> str:
         raise CpuUnavailableError(
             "no C++ compiler (g++): install it (Debian/Ubuntu: apt-get install g++)"
         )
-    missing = [tool for tool in ("nm", "readelf", "c++filt", "ldd") if not shutil.which(tool)]
-    if missing:  # they read what each build defines (cpu_symbols)
-        raise CpuUnavailableError(f"{', '.join(missing)} missing: install binutils and libc-bin")
+    missing = [tool for tool in ("nm", "readelf", "objcopy") if not shutil.which(tool)]
+    if missing:  # they read and localize what each build defines (cpu_symbols, cpu_unit)
+        raise CpuUnavailableError(f"{', '.join(missing)} missing: install binutils")
     if (
         not Path("/usr/include/boost/context/detail/fcontext.hpp").is_file()
         and not _boost_elsewhere()

@@ -30,18 +30,16 @@ from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
-    FIBERS,
-    HARNESS,
-    HEADER,
-    INTRINSICS,
-    LINKER_SCRIPT,
+    KERNEL_HEADERS,
     RUNTIME_DIR,
-    baseline_symbols,
     build_flags,
     build_macros,
+    compile_command,
     kernel_symbols,
-    program_command,
-    symbols_command,
+    link_command,
+    localize_commands,
+    runtime_key,
+    runtime_objects,
     unit_text,
 )
 from grader.backends.cpu_unsupported import unsupported_constructs
@@ -49,7 +47,7 @@ from grader.errors import GraderError
 from grader.source import KernelSource
 
 """Per g++ run; the two builds run side by side."""
-_BUILD_FORMAT = "7: NVRTC's view, proven by PTX; NVRTC's symbol; one process; symbols read"
+_BUILD_FORMAT = "8: NVRTC's view, proven by PTX; NVRTC's symbol; kernel unit apart, localized"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -95,12 +93,9 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             source.display_name,
             sorted(defines.items()),
             symbol,
-            unit_text("", symbol),  # the unit around the student's code: runtime, harness's reach
-            HEADER.read_text(),
-            INTRINSICS.read_text(),
-            FIBERS.read_text(),
-            HARNESS.read_text(),
-            (RUNTIME_DIR / LINKER_SCRIPT).read_text(),
+            unit_text(""),
+            *((RUNTIME_DIR / name).read_text() for name in KERNEL_HEADERS),
+            runtime_key(toolchain),  # every file of the runtime, and how it is compiled
             build_flags(False),
             build_flags(True),
             preprocess_command(defines, Path("student.cu")),
@@ -132,10 +127,9 @@ def build(
     with sandbox.private_workdir("grader-build-") as work:
         text = _nvrtc_view(source, defines, work)
         unit = work / "unit.cpp"
-        unit.write_text(unit_text(text, symbol))
-        baseline = baseline_symbols(toolchain)
+        unit.write_text(unit_text(text))
         todo = [p for p in wanted if not p.path.is_file()]
-        _compile(unit, todo, source.display_name, baseline, kernel_symbols(symbol))
+        _compile(unit, todo, source.display_name, kernel_symbols(symbol), toolchain)
     program_cache.evict()
     return Build(fast, checked, time.monotonic() - started, cached=False)
 
@@ -169,39 +163,37 @@ def _compile(
     unit: Path,
     programs: list[Program],
     display_name: str,
-    baseline: cpu_symbols.Symbols,
     kernel: tuple[str, ...],
+    toolchain: str,
 ) -> None:
-    """Run g++ for each program side by side, in the sandbox: g++ and its assembler read files
-    named in the source (an `.incbin` spelled through a macro, say), and what they read would end
-    up in the program. The runtime's headers are copied next to the unit: the sandbox sees
-    nothing of the host but /usr and its work directory."""
-    runtime = unit.parent / "runtime"
+    """Compile the kernel's unit for each program side by side, then give its kernel the
+    harness's symbol and everything else internal linkage, and link it with the runtime's
+    object; all in the sandbox: g++ and its assembler read files named in the source (an
+    `.incbin` spelled through a macro, say), and what they read would end up in the program.
+    The runtime's files and objects are copied next to the unit: the sandbox sees nothing of the
+    host but /usr and its work directory."""
+    work = unit.parent
+    runtime = work / "runtime"
     shutil.copytree(RUNTIME_DIR, runtime)
-    running: list[tuple[Program | None, Path, subprocess.Popen[str]]] = []
-    symbols = unit.parent / "symbols.o"
+    runtime_objects(toolchain, runtime)
+    running: list[tuple[Program, Path, subprocess.Popen[str]]] = []
     try:
-        process = sandbox.popen(
-            symbols_command(unit, runtime, symbols), unit.parent, writable=True, memory=False,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace",
-        )  # fmt: skip
-        running.append((None, symbols, process))
         for program in programs:
-            output = unit.parent / f"program-{int(program.checked)}"
+            obj = work / f"kernel-{int(program.checked)}.o"
             process = sandbox.popen(
-                program_command(unit, runtime, output, program.checked), unit.parent,
-                writable=True, memory=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                text=True, errors="replace",
+                compile_command(unit, runtime, obj, program.checked), work, writable=True,
+                memory=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                errors="replace",
             )  # fmt: skip
-            running.append((program, output, process))
+            running.append((program, obj, process))
     except GraderError:  # no isolation: the host's failure, not the kernel's
         for _, _, process in running:
             process.kill()
             process.communicate()
         raise
     failure = ""
-    built: list[tuple[Path, Path]] = []
-    for made, output, process in running:
+    compiled: list[tuple[Program, Path]] = []
+    for program, obj, process in running:
         try:
             _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -212,17 +204,44 @@ def _compile(
         if process.returncode != 0:
             failure = failure or build_error(stderr, display_name)
             continue
-        if made is None:  # the unit as read for its symbols
-            failure = failure or cpu_symbols.trespass(output, baseline, display_name) or ""
-            if not cpu_symbols.defines_any(output, kernel):  # the harness reaches it weakly
-                failure = failure or "g++ built no kernel of the symbol NVRTC gave it"
-            continue
-        built.append((output, made.path))
-    if not failure:
-        for output, target in built:
-            _keep(output, target)
+        compiled.append((program, obj))
+    built: list[tuple[Path, Path]] = []
+    for program, obj in compiled if not failure else []:
+        failure = _link(program, obj, runtime, kernel, display_name)
+        if failure:
+            break
+        built.append((work / f"program-{int(program.checked)}", program.path))
     if failure:
         raise UnsupportedKernelError(f"the CPU backend cannot build this kernel: {failure}")
+    for output, target in built:
+        _keep(output, target)
+
+
+def _link(
+    program: Program, obj: Path, runtime: Path, kernel: tuple[str, ...], display_name: str
+) -> str:
+    """Check the kernel's object, localize it and link the program; why not, or ""."""
+    trespass = cpu_symbols.trespass(obj, program.checked, display_name)
+    if trespass:
+        return trespass
+    defined = cpu_symbols.defined_symbols(obj)
+    found = [name for name in kernel if name in defined]
+    if not found:
+        return "g++ built no kernel of the symbol NVRTC gave it"
+    work = obj.parent
+    local = obj.with_suffix(".local.o")
+    output = work / f"program-{int(program.checked)}"
+    for command in (
+        *localize_commands(obj, found[0], local),
+        link_command(runtime, local, output, program.checked),
+    ):
+        try:
+            done = sandbox.run(command, work, timeout=BUILD_TIMEOUT_S, writable=True)
+        except subprocess.TimeoutExpired:
+            return f"{command[0]} did not finish within {BUILD_TIMEOUT_S} s"
+        if done.returncode != 0:
+            return build_error(done.stderr, display_name)
+    return ""
 
 
 def _keep(output: Path, target: Path) -> None:

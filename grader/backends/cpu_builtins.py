@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 
-from grader.backends.cpu_unit import HEADER, INTRINSICS
+from grader.backends.cpu_unit import KERNEL_HEADERS, RUNTIME_DIR
 from grader.lexing import blank_comments_and_literals
 from grader.program_cache import cache_dir, write_atomic
 
@@ -40,12 +40,12 @@ _CUDA_MATH_GPP_LACKS = frozenset(
 
 @functools.cache
 def _provided() -> frozenset[str]:
-    """Every `__name` and `atomicName` the runtime's headers mention (what they define, and the
+    """Every `__name` and `atomicName` the kernel's headers mention (what they define, and the
     few g++ names they use), with the names their macros paste together (`__fadd_##suffix`).
     Kept in the build cache under a hash of the headers: finding them takes a quarter of a
     second, which every grading process paid, a GPU one too (its compile check notes whether
     the CPU backend would refuse the kernel)."""
-    headers = HEADER.read_bytes() + INTRINSICS.read_bytes()
+    headers = b"".join((RUNTIME_DIR / name).read_bytes() for name in KERNEL_HEADERS)
     kept = cache_dir() / f"cpu-builtins-{hashlib.sha256(headers).hexdigest()[:32]}.json"
     with contextlib.suppress(OSError, ValueError):
         return frozenset(json.loads(kept.read_text()))

@@ -1,7 +1,9 @@
-"""The translation unit g++ compiles for the CPU backend: the CPU runtime, the student's code
-(with `extern __shared__` arrays translated), and the harness that calls the kernel by the symbol
-NVRTC gave it; the flags of its two builds; and what the unit around an empty kernel defines,
-against which a student's unit is read (cpu_symbols)."""
+"""The two units g++ compiles for the CPU backend, and how: the kernel's (cuda_kernel.hpp, then the
+student's code, with `extern __shared__` arrays translated), compiled for each kernel; and the
+runtime's with the harness (runtime.cpp), compiled once per toolchain and kept in the build cache.
+The kernel's unit sees no header of the system's: only CUDA's names, declared as NVRTC declares
+them. The programs are the two linked; the kernel reaches the runtime through a few `_GG_`
+symbols, the harness the kernel through the symbol the grader gives it (localize_commands)."""
 
 from __future__ import annotations
 
@@ -10,27 +12,23 @@ import functools
 import hashlib
 import json
 import re
-import shutil
 import subprocess
-from dataclasses import replace
+import tempfile
 from pathlib import Path
 
-from grader import sandbox
-from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.lexing import blank_comments_and_literals
-from grader.program_cache import cache_dir, write_atomic
-from grader.source import KernelSource
+from grader.program_cache import cache_dir, touch, write_atomic
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "cpu_runtime"
-HEADER = RUNTIME_DIR / "cuda_cpu.hpp"
-INTRINSICS = RUNTIME_DIR / "cuda_cpu_intrinsics.hpp"
-"""Included by HEADER: more of CUDA's intrinsics."""
-FIBERS = RUNTIME_DIR / "cuda_cpu_fibers.hpp"
-"""Included by HEADER: switching between fibers."""
-HARNESS = RUNTIME_DIR / "harness_main.hpp"
+KERNEL_HEADERS = ("cuda_kernel.hpp", "cuda_kernel_intrinsics.hpp", "cuda_cpu_types.hpp")
+"""In RUNTIME_DIR: all that the kernel's unit includes."""
+RUNTIME_UNIT = "runtime.cpp"
+"""In RUNTIME_DIR: the runtime's and the harness's unit (it includes the other files there)."""
 LINKER_SCRIPT = "shared.ld"
 """In RUNTIME_DIR: the `__shared__` arrays' place, between guards (g++ -Wl,-T)."""
+KERNEL_ENTRY = "_GG_student_kernel"
+"""The symbol the harness calls the kernel by (runtime.cpp), given to the kernel NVRTC named."""
 BUILD_TIMEOUT_S = 180
 
 _EXTERN_SHARED = re.compile(
@@ -76,23 +74,29 @@ def build_flags(checked: bool) -> list[str]:
     return [*common, "-O2"]
 
 
-PRELUDE = '#include <sys/resource.h>\n#include "cuda_cpu.hpp"\n'
-"""What the unit starts with: the runtime, and what the harness needs."""
+PRELUDE = '#include "cuda_kernel.hpp"\n'
+"""What the kernel's unit starts with."""
+
+
+def kernel_unit_flags(checked: bool) -> list[str]:
+    """g++'s flags for the kernel's unit: the build's, and no directory of the system's headers."""
+    return [*build_flags(checked), "-nostdinc"]
 
 
 @functools.cache
 def build_macros() -> frozenset[str]:
-    """Every macro name defined where the CPU build compiles the student's code: g++'s own, its
-    library's and the runtime's, in both builds (the sanitizers define a few more)."""
+    """Every macro name defined where the CPU build compiles the student's code: g++'s own and
+    cuda_kernel.hpp's, in both builds (the sanitizers define a few more)."""
     names: set[str] = set()
     for checked in (False, True):
         done = subprocess.run(
-            ["g++", *build_flags(checked), "-I", str(RUNTIME_DIR), "-dM", "-E", "-x", "c++", "-"],
+            ["g++", *kernel_unit_flags(checked), "-I", str(RUNTIME_DIR), "-dM", "-E", "-x", "c++",
+             "-"],
             input=PRELUDE,
             capture_output=True,
             text=True,
             check=False,
-        )
+        )  # fmt: skip
         names.update(line.split()[1].split("(")[0] for line in done.stdout.splitlines() if line)
     return frozenset(names)
 
@@ -116,132 +120,112 @@ def translate(text: str) -> str:
     return "".join(pieces) + text[done:]
 
 
-BASELINE = KernelSource(
-    "__global__ void gg_baseline(const float *A, const float *B, float *C, int M, int K, int N)"
-    " {}\n",
-    "baseline.cu",
-)
-_BASELINE_SYMBOL = "_Z11gg_baselinePKfS0_Pfiii"
-
-
 def kernel_symbols(symbol: str) -> tuple[str, ...]:
     """The names g++ may give the kernel NVRTC lowers to `symbol`: that one, and where the file
     declares the kernel `static`, the internal-linkage one (`_ZL...`), which NVRTC does not use."""
     return (symbol, f"_ZL{symbol[2:]}") if re.match(r"_Z\d", symbol) else (symbol,)
 
 
-_ARGUMENTS = "const float *, const float *, float *, int, int, int"
+def unit_text(text: str) -> str:
+    """The kernel's unit: CUDA's declarations (cuda_kernel.hpp), then the student's code. The
+    runtime and the harness are not in it: compiled apart (runtime.cpp) before any declaration
+    of the student's existed, none can take part in their name lookup or overload resolution (a
+    template `write` that beat the C library's in the harness's call, and a function named like
+    the harness's reference to the kernel, each passed ex1 with an empty kernel while they shared
+    a unit: red team, round 4)."""
+    return PRELUDE + translate(text)
 
 
-def unit_text(text: str, symbol: str) -> str:
-    """The runtime, then the harness, then the student's code: the harness is compiled before
-    any declaration of the student's exists, so none can take part in its name lookup or
-    overload resolution (a template `write` that beat the C library's in the harness's call,
-    and a function named like the harness's reference to the kernel, each passed ex1 with an
-    empty kernel: red team, round 4). The harness reaches the kernel by its symbol, weakly,
-    through names the source scan refuses (`_GG...`); a `static __global__` kernel has another
-    one in g++ (that it is there at all, cpu_build checks in the built unit)."""
-    names = kernel_symbols(symbol)
-    declarations = "".join(
-        f'extern "C" void _GG_kernel_{i}({_ARGUMENTS}) __asm__("{name}") __attribute__((weak));\n'
-        for i, name in enumerate(names)
-    )
-    first_defined = " ?: ".join(f"_GG_kernel_{i}" for i in range(len(names)))  # GNU's `a ?: b`
-    return (
-        PRELUDE
-        + '#line 1 "grader-harness"\n'
-        + declarations
-        + "static void _GG_kernel(const float *a, const float *b, float *c, int m, int k, int n)"
-        + f" {{\n    ({first_defined})(a, b, c, m, k, n);\n}}\n"
-        + '#include "harness_main.hpp"\n'
-        + translate(text)
-    )
-
-
-def symbols_command(unit: Path, runtime: Path, output: Path) -> list[str]:
-    """The unit compiled without optimisation, to read what it defines: every function it uses
-    is kept out of line there, however small (an optimised build inlines and drops them), and so
-    is every inline function it defines, used or not. Not only those -O0 calls: at -O2 glibc's
-    headers inline `atoi` into a call of `strtol`, which a file's own `inline strtol` would
-    answer (a red-team finding against reading only what -O0 calls)."""
+def compile_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
+    """g++ compiling the kernel's unit to an object, for one of the two programs (fast, or
+    checked: with the sanitizers)."""
     return [
-        "g++", *build_flags(False), "-O0", "-fkeep-static-functions", "-fkeep-inline-functions",
-        "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", "-c", str(unit), "-o", str(output),
+        "g++", *kernel_unit_flags(checked), "-I", str(runtime), "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 
-@functools.cache
-def baseline_symbols(toolchain: str) -> cpu_symbols.Symbols:
-    """What the runtime and harness bring to a unit around an empty kernel, against which a
-    student's unit is read (once per process; `toolchain` keys it). Kept in the build cache
-    under a hash of all that makes them: building and reading them took 1.5 s, which every
-    process that built a kernel paid before its own builds started."""
-    kept = cache_dir() / f"cpu-baseline-{_baseline_key(toolchain)}.json"
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
-        return cpu_symbols.from_json(kept.read_text())
-    symbols = _read_baseline()
-    with contextlib.suppress(OSError):
-        write_atomic(kept, cpu_symbols.to_json(symbols).encode())
-    return symbols
-
-
-def _baseline_key(toolchain: str) -> str:
-    """A hash of what the baseline's symbols come from: the unit, every file of the runtime,
-    the commands, the compiler, the tools that read the object and the C library's version (its
-    libraries' names are reserved)."""
-    runtime = sorted((p.name, p.read_text()) for p in RUNTIME_DIR.iterdir() if p.is_file())
-    tools = ""
-    for tool in ("nm", "ldd"):  # missing, check_toolchain says so
-        with contextlib.suppress(OSError):
-            done = subprocess.run([tool, "--version"], capture_output=True, text=True)
-            tools += done.stdout.partition("\n")[0]
-    material = [
-        unit_text(BASELINE.text, _BASELINE_SYMBOL),
-        runtime,
-        symbols_command(Path("unit.cpp"), Path("runtime"), Path("symbols.o")),
-        program_command(Path("unit.cpp"), Path("runtime"), Path("fast"), False),
-        program_command(Path("unit.cpp"), Path("runtime"), Path("checked"), True),
-        "linked_names 3",
-        toolchain,
-        tools,
-    ]
-    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:32]
-
-
-def program_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
-    """g++ building one of the two programs (fast, or checked: with the sanitizers)."""
+def localize_commands(obj: Path, kernel: str, output: Path) -> list[list[str]]:
+    """objcopy giving the kernel (`kernel`, a symbol the object defines, internal where the file
+    declares it `static`) the symbol the harness calls, then every other symbol of the object
+    internal linkage: nothing the student's file defines can take the place of a function of
+    the runtime's or the libraries' (`strtol`, which glibc's inline `atoi` calls; `malloc`,
+    which `operator new` calls), whatever its name. (objcopy takes no `--globalize-symbol`
+    with `--keep-global-symbol`: two runs.)"""
     return [
-        "g++", *build_flags(checked), "-I", str(runtime), "-DGG_KERNEL=_GG_kernel", str(unit),
+        ["objcopy", f"--redefine-sym={kernel}={KERNEL_ENTRY}",
+         f"--globalize-symbol={KERNEL_ENTRY}", str(obj), str(output)],
+        ["objcopy", f"--keep-global-symbol={KERNEL_ENTRY}", str(output)],
+    ]  # fmt: skip
+
+
+def link_command(runtime: Path, obj: Path, output: Path, checked: bool) -> list[str]:
+    """g++ linking the runtime's object (in `runtime`, with the linker script) and the kernel's.
+    The runtime's comes first: where both hold a copy of one inline function, the linker keeps
+    the first."""
+    return [
+        "g++", *build_flags(checked), str(runtime / runtime_object_name(checked)), str(obj),
         "-o", str(output), "-lboost_context", f"-Wl,-T,{runtime / LINKER_SCRIPT}",
     ]  # fmt: skip
 
 
-def _read_baseline() -> cpu_symbols.Symbols:
-    """The unit around an empty kernel read for its symbols, and both its programs linked, for
-    what they take from outside (cpu_symbols.linked_names)."""
-    with sandbox.private_workdir("grader-baseline-") as work:
-        unit = work / "unit.cpp"
-        unit.write_text(unit_text(BASELINE.text, _BASELINE_SYMBOL))
-        runtime = work / "runtime"
-        shutil.copytree(RUNTIME_DIR, runtime)
-        output = work / "symbols.o"
-        programs = [work / "fast", work / "checked"]
-        commands = [
-            symbols_command(unit, runtime, output),
-            *(program_command(unit, runtime, p, p.name == "checked") for p in programs),
-        ]
-        for command in commands:
-            done = sandbox.run(command, work, timeout=BUILD_TIMEOUT_S, writable=True)
-            if done.returncode != 0:
-                raise UnsupportedKernelError(
-                    f"the CPU runtime does not build: {done.stderr[-500:]}"
-                )
-        symbols = cpu_symbols.read(output)
-        if symbols.init_bytes:
-            # g++ gathers a unit's start-up code into one function, one entry: with the
-            # runtime's own there, a file's would add none, and the check could not see it
-            raise UnsupportedKernelError(
-                f"the CPU runtime runs code at start-up ({sorted(symbols.init_bytes)}): "
-                "a file's start-up code could not be told from it"
-            )
-        return replace(symbols, reserved=cpu_symbols.linked_names(programs))
+def runtime_object_name(checked: bool) -> str:
+    return "runtime-checked.o" if checked else "runtime.o"
+
+
+def runtime_command(runtime: Path, output: Path, checked: bool) -> list[str]:
+    """g++ compiling the runtime's unit (runtime.cpp, with the harness) to an object."""
+    return [
+        "g++", *build_flags(checked), "-I", str(runtime), "-c", str(runtime / RUNTIME_UNIT),
+        "-o", str(output),
+    ]  # fmt: skip
+
+
+def runtime_key(toolchain: str) -> str:
+    """A hash of what the runtime's objects come from: every file of the runtime, the commands
+    and the compiler."""
+    files = sorted(
+        (p.name, hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in RUNTIME_DIR.iterdir()
+        if p.is_file()
+    )
+    material = [
+        files,
+        runtime_command(Path("runtime"), Path("runtime.o"), False),
+        runtime_command(Path("runtime"), Path("runtime.o"), True),
+        toolchain,
+    ]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:32]
+
+
+def runtime_objects(toolchain: str, into: Path) -> None:
+    """Put the runtime's two objects in `into`, from the build cache, or compiled now and kept
+    there (both side by side: about a second each, once per toolchain and runtime). An entry is
+    the object and its SHA-256 after it: a damaged one is compiled again."""
+    key = runtime_key(toolchain)
+    todo: list[tuple[Path, Path, bool]] = []
+    for checked in (False, True):
+        kept = cache_dir() / f"cpu-{key}-{runtime_object_name(checked)}"
+        target = into / runtime_object_name(checked)
+        with contextlib.suppress(OSError):
+            entry = kept.read_bytes()
+            if len(entry) > 32 and hashlib.sha256(entry[:-32]).digest() == entry[-32:]:
+                target.write_bytes(entry[:-32])
+                touch(kept)
+                continue
+        todo.append((kept, target, checked))
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as work:
+        running = [
+            (kept, target, subprocess.Popen(
+                runtime_command(RUNTIME_DIR, Path(work) / target.name, checked),
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            ))
+            for kept, target, checked in todo
+        ]  # fmt: skip
+        for kept, target, process in running:
+            _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
+            if process.returncode != 0:
+                raise UnsupportedKernelError(f"the CPU runtime does not build: {stderr[-500:]}")
+            built = (Path(work) / target.name).read_bytes()
+            with contextlib.suppress(OSError):
+                write_atomic(kept, built + hashlib.sha256(built).digest())
+            target.write_bytes(built)

@@ -1,4 +1,11 @@
-// the CPU runtime's directed-rounding intrinsics against the CPU's own IEEE 754 rounding modes
+// the CPU runtime's directed-rounding intrinsics against the CPU's own IEEE 754 rounding modes.
+// Two units, as the CPU backend builds a kernel: with GG_INTRINSICS_UNIT, the intrinsics' (the
+// kernel's headers, cuda_kernel.hpp, and nothing of the C library's), which defines an oracle_
+// function calling each; without it, the oracle's, which calls them.
+#ifdef GG_INTRINSICS_UNIT
+#include "cuda_kernel.hpp"
+#define GG_WRAP(R, NAME, PARAMS, ARGS) R oracle_##NAME PARAMS { return __##NAME ARGS; }
+#else
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
@@ -7,7 +14,20 @@
 #include <limits>
 #include <random>
 #include <vector>
-// cuda_cpu.hpp (which includes cuda_cpu_intrinsics.hpp) comes first, from the command line
+#define GG_WRAP(R, NAME, PARAMS, ARGS) R oracle_##NAME PARAMS;
+#endif
+#define GG_MODES(R, NAME, PARAMS, ARGS)                                                            \
+    GG_WRAP(R, NAME##_rz, PARAMS, ARGS) GG_WRAP(R, NAME##_ru, PARAMS, ARGS) GG_WRAP(R, NAME##_rd, PARAMS, ARGS)
+GG_MODES(float, fadd, (float a, float b), (a, b)) GG_MODES(float, fsub, (float a, float b), (a, b))
+GG_MODES(float, fmul, (float a, float b), (a, b)) GG_MODES(float, fdiv, (float a, float b), (a, b))
+GG_MODES(float, frcp, (float a), (a)) GG_MODES(float, fsqrt, (float a), (a))
+GG_MODES(double, dadd, (double a, double b), (a, b)) GG_MODES(double, dsub, (double a, double b), (a, b))
+GG_MODES(double, dmul, (double a, double b), (a, b)) GG_MODES(double, ddiv, (double a, double b), (a, b))
+GG_MODES(double, drcp, (double a), (a)) GG_MODES(double, dsqrt, (double a), (a))
+GG_MODES(float, fmaf, (float a, float b, float c), (a, b, c))
+GG_MODES(float, double2float, (double a), (a))
+GG_MODES(double, ll2double, (long long a), (a)) GG_MODES(float, ll2float, (long long a), (a))
+#ifndef GG_INTRINSICS_UNIT
 
 template <class T> static bool same(T x, T y) {
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
@@ -41,12 +61,12 @@ template <class T> static void report(const char *op, int m, double a, double b,
 template <class T> struct Ops {
     T (*add[3])(T, T), (*sub[3])(T, T), (*mul[3])(T, T), (*div[3])(T, T), (*rcp[3])(T), (*sqrt[3])(T);
 };
-static const Ops<float> single = {{__fadd_rz, __fadd_ru, __fadd_rd}, {__fsub_rz, __fsub_ru, __fsub_rd},
-                                  {__fmul_rz, __fmul_ru, __fmul_rd}, {__fdiv_rz, __fdiv_ru, __fdiv_rd},
-                                  {__frcp_rz, __frcp_ru, __frcp_rd}, {__fsqrt_rz, __fsqrt_ru, __fsqrt_rd}};
-static const Ops<double> twice = {{__dadd_rz, __dadd_ru, __dadd_rd}, {__dsub_rz, __dsub_ru, __dsub_rd},
-                                  {__dmul_rz, __dmul_ru, __dmul_rd}, {__ddiv_rz, __ddiv_ru, __ddiv_rd},
-                                  {__drcp_rz, __drcp_ru, __drcp_rd}, {__dsqrt_rz, __dsqrt_ru, __dsqrt_rd}};
+static const Ops<float> single = {{oracle_fadd_rz, oracle_fadd_ru, oracle_fadd_rd}, {oracle_fsub_rz, oracle_fsub_ru, oracle_fsub_rd},
+                                  {oracle_fmul_rz, oracle_fmul_ru, oracle_fmul_rd}, {oracle_fdiv_rz, oracle_fdiv_ru, oracle_fdiv_rd},
+                                  {oracle_frcp_rz, oracle_frcp_ru, oracle_frcp_rd}, {oracle_fsqrt_rz, oracle_fsqrt_ru, oracle_fsqrt_rd}};
+static const Ops<double> twice = {{oracle_dadd_rz, oracle_dadd_ru, oracle_dadd_rd}, {oracle_dsub_rz, oracle_dsub_ru, oracle_dsub_rd},
+                                  {oracle_dmul_rz, oracle_dmul_ru, oracle_dmul_rd}, {oracle_ddiv_rz, oracle_ddiv_ru, oracle_ddiv_rd},
+                                  {oracle_drcp_rz, oracle_drcp_ru, oracle_drcp_rd}, {oracle_dsqrt_rz, oracle_dsqrt_ru, oracle_dsqrt_rd}};
 
 template <class T> static void check(std::mt19937_64 &rng, const Ops<T> &ops) {
     const std::vector<T> v = values<T>(rng);
@@ -82,7 +102,7 @@ int main() {
             std::fesetround(modes[m]);
             const float want = std::fma(static_cast<float>(va), static_cast<float>(vb), static_cast<float>(vc));
             std::fesetround(FE_TONEAREST);
-            report("fmaf", m, a, b, (m == 0 ? __fmaf_rz : m == 1 ? __fmaf_ru : __fmaf_rd)(a, b, c), want);
+            report("fmaf", m, a, b, (m == 0 ? oracle_fmaf_rz : m == 1 ? oracle_fmaf_ru : oracle_fmaf_rd)(a, b, c), want);
         }
     std::vector<double> d = values<double>(rng);
     for (int m = 0; m < 3; ++m)
@@ -91,15 +111,16 @@ int main() {
             std::fesetround(modes[m]);
             const float want = static_cast<float>(va);
             std::fesetround(FE_TONEAREST);
-            report("double2float", m, a, a, (m == 0 ? __double2float_rz : m == 1 ? __double2float_ru : __double2float_rd)(a), want);
+            report("double2float", m, a, a, (m == 0 ? oracle_double2float_rz : m == 1 ? oracle_double2float_ru : oracle_double2float_rd)(a), want);
             volatile long long ll = static_cast<long long>(rng());
             std::fesetround(modes[m]);
             const double wd = static_cast<double>(ll);
             const float wf = static_cast<float>(ll);
             std::fesetround(FE_TONEAREST);
-            report("ll2double", m, double(ll), 0.0, (m == 0 ? __ll2double_rz : m == 1 ? __ll2double_ru : __ll2double_rd)(ll), wd);
-            report("ll2float", m, double(ll), 0.0, (m == 0 ? __ll2float_rz : m == 1 ? __ll2float_ru : __ll2float_rd)(ll), wf);
+            report("ll2double", m, double(ll), 0.0, (m == 0 ? oracle_ll2double_rz : m == 1 ? oracle_ll2double_ru : oracle_ll2double_rd)(ll), wd);
+            report("ll2float", m, double(ll), 0.0, (m == 0 ? oracle_ll2float_rz : m == 1 ? oracle_ll2float_ru : oracle_ll2float_rd)(ll), wf);
         }
     std::printf("%ld differences\n", failures);
     return failures != 0;
 }
+#endif

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.backends.cpu_unit import RUNTIME_DIR, build_flags, unit_text
+from grader.backends.cpu_unit import RUNTIME_DIR, build_flags
+from tests.backends.programs import build_program
 from tests.conftest import ROOT
 
 try:
@@ -26,18 +27,9 @@ M, K, N = 40, 50, 60  # 4 x 3 blocks of 16 x 16 threads: several resident at onc
 
 
 def _program(work: Path, checked: bool, portable: bool) -> Path:
-    unit = work / "unit.cpp"
-    if not unit.exists():
-        text = (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
-        unit.write_text("#define TILE_SIZE 16\n" + unit_text(text, SYMBOL))
-    output = work / f"program-{int(checked)}-{int(portable)}"
-    command = [
-        "g++", *build_flags(checked), *(["-DGG_PORTABLE_FIBERS"] if portable else []),
-        "-I", str(RUNTIME_DIR), "-DGG_KERNEL=_GG_kernel", str(unit), "-o", str(output),
-        "-lboost_context",
-    ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True)
-    return output
+    text = "#define TILE_SIZE 16\n" + (ROOT / "solutions/ex1-non-square/kernel.cu").read_text()
+    defines = ["-DGG_PORTABLE_FIBERS"] if portable else []
+    return build_program(work, text, SYMBOL, checked, defines)
 
 
 def _launches(program: Path, checked: bool, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.backends.cpu_unit import RUNTIME_DIR, build_flags, unit_text
+from grader.backends.cpu_unit import RUNTIME_DIR, kernel_unit_flags, unit_text
 from tests.backends.sessions import SAME_TYPE, assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 from tests.conftest import ROOT, nvrtc_log
 
@@ -87,7 +87,47 @@ CUDA_TYPES = [
     ("isinf(1.0)", "int"),
     ("signbit(1.0f)", "int"),
     ("isfinite(1.0f)", "int"),
+    # CUDA's overloads of the atomics and the cached loads, and only those: an int converts
+    ("atomicAdd((float *)0, 1)", "float"),
+    ("atomicAdd((unsigned long long *)0, 1)", "unsigned long long"),
+    ("atomicMax((long long *)0, 1)", "long long"),
+    ("atomicCAS((unsigned short *)0, 1, 2)", "unsigned short"),
+    ("atomicExch((float *)0, 1)", "float"),
+    ("__ldg((const float *)0)", "float"),
+    ("__ldg((const float4 *)0)", "float4"),
+    ("__ldcs((const char *)0)", "char"),
+    # every vector type, with its make_ function
+    ("make_uint4(1, 2, 3, 4)", "uint4"),
+    ("make_uchar2(1, 2)", "uchar2"),
+    ("make_double3(1, 2, 3)", "double3"),
+    ("make_ulonglong1(1)", "ulonglong1"),
+    ("make_uint3(1, 2, 3)", "uint3"),
 ]
+
+CUDA_FACTS = [
+    # the C library's functions are neither noexcept nor constant expressions in CUDA
+    "!noexcept(expf(1.0f))",
+    "!noexcept(sqrt(1.0))",
+    "!noexcept(fmaxf(1.0f, 2.0f))",
+    "!noexcept(sqrt(1.0f))",
+    "!noexcept(__fdividef(1.0f, 2.0f))",
+    "!noexcept(atomicAdd((int *)0, 1))",
+    "!noexcept(__ldg((const float *)0))",
+    # sizes and alignments of the vector types (vector_types.h)
+    *(
+        f"sizeof({name}) == {size} && alignof({name}) == {align}"
+        for name, size, align in [
+            ("char1", 1, 1), ("char2", 2, 2), ("char3", 3, 1), ("char4", 4, 4),
+            ("uchar2", 2, 2), ("short2", 4, 4), ("short3", 6, 2), ("short4", 8, 8),
+            ("ushort4", 8, 8), ("int1", 4, 4), ("int2", 8, 8), ("int3", 12, 4), ("int4", 16, 16),
+            ("uint2", 8, 8), ("uint4", 16, 16), ("long1", 8, 8), ("long2", 16, 16),
+            ("long3", 24, 8), ("ulong2", 16, 16), ("longlong2", 16, 16), ("longlong3", 24, 8),
+            ("ulonglong2", 16, 16), ("float1", 4, 4), ("float2", 8, 8), ("float3", 12, 4),
+            ("float4", 16, 16), ("double1", 8, 8), ("double2", 16, 16), ("double3", 24, 8),
+        ]
+    ),
+]  # fmt: skip
+"""Facts about CUDA's names a kernel could test at compile time, asserted by NVRTC and by g++."""
 
 _PROBE = """
 %s
@@ -99,7 +139,6 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 %s
 }
 """
-_SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
 
 
 def _probe() -> str:
@@ -107,13 +146,20 @@ def _probe() -> str:
         f'    static_assert(same_type<decltype({expr}), {cuda}>::value, "TYPE#{i}");'
         for i, (expr, cuda) in enumerate(CUDA_TYPES)
     )
-    return _PROBE % (SAME_TYPE, asserts)
+    facts = "\n".join(
+        f'    static_assert({fact}, "FACT#{i}");' for i, fact in enumerate(CUDA_FACTS)
+    )
+    return _PROBE % (SAME_TYPE, f"{asserts}\n{facts}")
 
 
 def _failed(log: str) -> list[str]:
     """The table's rows whose static_assert fails in `log` (g++'s and NVRTC's messages)."""
     failed = {int(i) for i in re.findall(r"TYPE#(\d+)\b", log)}
-    return [f"decltype({e}) is not {t}" for i, (e, t) in enumerate(CUDA_TYPES) if i in failed]
+    facts = {int(i) for i in re.findall(r"FACT#(\d+)\b", log)}
+    return [
+        *(f"decltype({e}) is not {t}" for i, (e, t) in enumerate(CUDA_TYPES) if i in failed),
+        *(f"not {fact}" for i, fact in enumerate(CUDA_FACTS) if i in facts),
+    ]
 
 
 def test_the_table_holds_in_cuda_itself() -> None:
@@ -123,10 +169,9 @@ def test_the_table_holds_in_cuda_itself() -> None:
 
 def test_the_built_ins_and_overloads_have_cuda_s_types_on_the_cpu(tmp_path: Path) -> None:
     unit = tmp_path / "unit.cpp"
-    unit.write_text(unit_text(_probe(), _SYMBOL))
+    unit.write_text(unit_text(_probe()))
     done = subprocess.run(
-        ["g++", *build_flags(False), "-fsyntax-only", "-I", str(RUNTIME_DIR),
-         "-DGG_KERNEL=_GG_kernel", str(unit)],
+        ["g++", *kernel_unit_flags(False), "-fsyntax-only", "-I", str(RUNTIME_DIR), str(unit)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, _failed(done.stderr) or done.stderr[-3000:]
@@ -140,4 +185,27 @@ def test_a_kernel_that_computes_only_where_it_finds_the_runtime_s_functions_fail
     # adl_gg_probe: a call with a Conv<uint3> argument found gg::resident_blocks through the
     # namespace uint3 was declared in; shfl_adl_hook: the runtime's shuffle template called the
     # file's own bits_of. On a GPU, each kernel writes nothing.
+    assert_writes_nothing_as_on_a_gpu(graded_as_ex1(small_course, (TELLS / name).read_text(), name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    [
+        "libc_name_sfinae.cu",
+        "cuda_name_sfinae.cu",
+        "atomic_template_sfinae.cu",
+        "ldg_template_sfinae.cu",
+        "noexcept_libm.cu",
+        "constexpr_sqrt_double.cu",
+    ],
+)
+def test_a_kernel_that_computes_only_where_the_cpu_unit_declares_otherwise_fails(
+    small_course: Path, name: str
+) -> None:
+    # red team, round 7: each found a declaration the CPU's unit had and CUDA has not (strlen,
+    # through SFINAE; glibc's noexcept expf; a sqrt(4.0) that folds), or the other way round
+    # (make_uint4; atomicAdd(float *, int), which converts the int in CUDA only; __ldg of a
+    # struct, which only the CPU's template took). The kernel's unit now declares CUDA's names
+    # alone (cuda_kernel.hpp): on a GPU, and now here, each kernel writes nothing.
     assert_writes_nothing_as_on_a_gpu(graded_as_ex1(small_course, (TELLS / name).read_text(), name))

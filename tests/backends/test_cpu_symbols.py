@@ -1,8 +1,9 @@
-"""The student's part of a CPU program may not run outside its kernel nor stand in for the
-functions of the libraries: read off the built program (cpu_symbols), whatever the spelling that
-got it past the source scans. Nor can it change what the harness calls, which comes before it in
-the unit. Each refused kernel here would be wrong on a GPU and right on the CPU; each kernel built
-here runs as on a GPU."""
+"""The student's part of a CPU program may not run outside its kernel (read off its object,
+cpu_symbols, whatever the spelling that got it past the source scans), nor stand in for the
+functions of the runtime or the libraries: every symbol of its object but the kernel's is made
+internal before the link. Nor can it change what the harness calls, compiled in another unit.
+Each refused kernel here would be wrong on a GPU and right on the CPU; each kernel built here runs
+as on a GPU."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
@@ -57,15 +57,6 @@ def _build(prefix: str) -> str:
 def test_code_that_would_run_before_the_kernel_is_refused_from_the_program(code: str) -> None:
     message = _build(f"__device__ int on_cpu = 0;\n{code}")
     assert "kernel.cu: code that runs before or after the kernel (.init_array" in message
-
-
-def test_the_runtime_and_harness_run_nothing_at_start_up() -> None:
-    # g++ gathers a unit's start-up code into one function: had the runtime any (a member
-    # without an initialiser made its state dynamically initialised, session 24), a file's own
-    # would add no entry, and the test above would pass it
-    from grader.backends import cpu_unit
-
-    assert cpu_unit._read_baseline().init_bytes == {}
 
 
 def _written(prefix: str) -> set[float]:
@@ -129,15 +120,22 @@ _STRTOL = (
         # the runtime's `new Thread[...]` would call it
         ("__device__ void *operator new[](unsigned long n) { on_cpu = 1; return malloc(n); }\n",
          "operator new[](unsigned long)"),
-        # libstdc++'s operator new calls it
-        ('extern "C" __device__ void *malloc(unsigned long n) noexcept { on_cpu = 1; return 0; }\n',
-         "malloc"),
     ],
-    ids=["strtol", "inline-strtol", "gmon_start", "operator-new", "malloc"],
+    ids=["strtol", "inline-strtol", "gmon_start", "operator-new"],
 )  # fmt: skip
 def test_a_function_the_libraries_define_cannot_be_stood_in_for(code: str, name: str) -> None:
-    message = _build("__device__ int on_cpu = 0;\n" + code)
-    assert f"kernel.cu: defines '{name}', which the C library or the CPU backend's" in message
+    # they were refused while the file shared the runtime's unit; its symbols are now internal
+    # to its object, and the libraries and the runtime call their own
+    assert _written("__device__ int on_cpu = 0;\n" + code) == {42.0}
+
+
+def test_the_c_library_s_malloc_redefined_is_refused() -> None:
+    # CUDA's device heap declares malloc (cuda_kernel.hpp does too, with C++ linkage): a file's
+    # own `extern "C"` one does not build on the CPU, and is left to a GPU
+    code = (
+        'extern "C" __device__ void *malloc(unsigned long n) noexcept { on_cpu = 1; return 0; }\n'
+    )
+    assert "conflicting declaration" in _build("__device__ int on_cpu = 0;\n" + code)
 
 
 @pytest.mark.slow
@@ -171,75 +169,49 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     build(KernelSource(body, "kernel.cu"), {}, SYMBOL, TOOLCHAIN)  # raises if refused
 
 
-def test_the_baseline_is_built_once_then_read_back_from_the_cache_alike(
+def test_the_runtime_is_compiled_once_then_read_back_from_the_cache(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # every process that built a kernel built the baseline first (1.5 s): now once per toolchain
+    # the runtime's code generation was a third of every kernel's build: now once per toolchain
     from grader.backends import cpu_unit
 
     monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
-    cpu_unit.baseline_symbols.cache_clear()
-    built = cpu_unit.baseline_symbols(TOOLCHAIN)
-    kept = list((tmp_path / "cache").glob("cpu-baseline-*.json"))
-    assert len(kept) == 1
+    first, again = tmp_path / "first", tmp_path / "again"
+    first.mkdir()
+    again.mkdir()
+    cpu_unit.runtime_objects(TOOLCHAIN, first)
+    kept = sorted((tmp_path / "cache").glob("cpu-*-runtime*.o"))
+    assert [p.name.split("-", 2)[2] for p in kept] == ["runtime-checked.o", "runtime.o"]
 
-    def no_build() -> cpu_symbols.Symbols:
-        raise AssertionError("built again")
+    def no_compile(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled again")
 
-    monkeypatch.setattr(cpu_unit, "_read_baseline", no_build)
-    cpu_unit.baseline_symbols.cache_clear()
-    assert cpu_unit.baseline_symbols(TOOLCHAIN) == built
-    assert "main" in built.globals and "strtol" in built.reserved
-
-    # another toolchain is another entry, built anew
-    monkeypatch.undo()
-    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
-    cpu_unit.baseline_symbols.cache_clear()
-    cpu_unit.baseline_symbols(f"{TOOLCHAIN} (another)")
-    assert len(list((tmp_path / "cache").glob("cpu-baseline-*.json"))) == 2
-    cpu_unit.baseline_symbols.cache_clear()
+    monkeypatch.setattr(cpu_unit.subprocess, "Popen", no_compile)
+    cpu_unit.runtime_objects(TOOLCHAIN, again)
+    for name in ("runtime.o", "runtime-checked.o"):
+        assert (again / name).read_bytes() == (first / name).read_bytes()
+        assert (again / name).read_bytes().startswith(b"\x7fELF")
 
 
-@pytest.fixture(scope="module")
-def baseline_entry(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, cpu_symbols.Symbols]:
-    """A cache holding the baseline's entry, built once for the tests that damage a copy."""
-    from grader.backends import cpu_unit
-
-    cache = tmp_path_factory.mktemp("baseline-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GRADER_CACHE_DIR", str(cache))
-        cpu_unit.baseline_symbols.cache_clear()
-        good = cpu_unit.baseline_symbols(TOOLCHAIN)
-        cpu_unit.baseline_symbols.cache_clear()
-    (entry,) = cache.glob("cpu-baseline-*.json")
-    return entry, good
-
-
-@pytest.mark.parametrize("damage", ["", "{", '{"init_bytes": [], "globals": 1}', "null"])
-def test_a_damaged_baseline_entry_is_built_again(
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    damage: str,
-    baseline_entry: tuple[Path, cpu_symbols.Symbols],
+@pytest.mark.parametrize("damage", [b"", b"not an object", b"\x7fELF"])
+def test_a_damaged_runtime_object_in_the_cache_is_compiled_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: bytes
 ) -> None:
     from grader.backends import cpu_unit
 
-    kept, good = baseline_entry
-    entry = tmp_path / kept.name
-    entry.write_text(damage)
-    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path))
-    builds: list[int] = []
-
-    def build() -> cpu_symbols.Symbols:  # what the real build gives (the fixture's), counted
-        builds.append(1)
-        return good
-
-    monkeypatch.setattr(cpu_unit, "_read_baseline", build)
-    cpu_unit.baseline_symbols.cache_clear()
-    assert cpu_unit.baseline_symbols(TOOLCHAIN) == good
-    assert builds == [1]  # the damaged entry was not taken
-    assert cpu_symbols.from_json(entry.read_text()) == good  # written whole again
-    cpu_unit.baseline_symbols.cache_clear()
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    key = cpu_unit.runtime_key(TOOLCHAIN)
+    for name in ("runtime.o", "runtime-checked.o"):
+        (tmp_path / "cache" / f"cpu-{key}-{name}").write_bytes(damage)
+    into = tmp_path / "into"
+    into.mkdir()
+    cpu_unit.runtime_objects(TOOLCHAIN, into)
+    for name in ("runtime.o", "runtime-checked.o"):
+        assert (into / name).stat().st_size > 10_000
+        # kept with its digest after it, which a damaged entry fails
+        kept = (tmp_path / "cache" / f"cpu-{key}-{name}").read_bytes()
+        assert kept[:-32] == (into / name).read_bytes()
 
 
 @pytest.mark.parametrize(

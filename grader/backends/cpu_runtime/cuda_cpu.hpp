@@ -21,6 +21,7 @@
 #pragma once
 
 #include "cuda_cpu_fibers.hpp"
+#include "cuda_cpu_types.hpp"
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,26 +39,9 @@
 #define GG_ASAN 0
 #endif
 
-// CUDA's two types, as its vector_types.h declares them: two types (a kernel that told them
-// apart passed on the CPU only while uint3 was dim3 here: red team, round 5), and at global
-// scope, so that no value a kernel can name has a namespace of the runtime's among its
-// associated ones (in namespace gg, argument-dependent lookup of a call with a Conv<uint3>
-// argument found gg's functions on the CPU only: round 6)
-struct uint3 {
-    unsigned x, y, z;
-};
-
-struct dim3 {
-    unsigned x, y, z;
-    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-    constexpr operator uint3() const { return uint3{x, y, z}; }
-};
-
 namespace gg {
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
-enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
 
 struct Thread {
     uint3 idx{};
@@ -123,13 +107,14 @@ struct Block {
 struct Launch {
     // block_idx, threads, order and dynamic_shared are the running block's, copied from its
     // Block on every switch (so that threadIdx and blockIdx cost one load)
+    // the head, in LaunchHead's order (asserted below): what the kernel's unit reads
     dim3 grid, block;
     uint3 block_idx{};
+    Thread *current = nullptr;
     Thread *threads = nullptr;
     unsigned count = 0;
     Body body = nullptr;
     void *body_context = nullptr;
-    Thread *current = nullptr;
     Block *running = nullptr;
     Fiber scheduler = nullptr;
     bool from_scheduler = false;     // whether the scheduler made the last switch (AddressSanitizer)
@@ -148,45 +133,22 @@ struct Launch {
     int in_section = -1;              // the block whose shared memory the section holds, or -1
 };
 
-// One launch at a time per process; an inline variable, so that threadIdx costs one load.
-inline Launch g_launch;
+// One launch at a time per process. The kernel's unit reads the head of it (LaunchHead) by its
+// symbol, so that threadIdx costs a load or two there, as here.
+inline Launch g_launch __asm__("_GG_launch");
 inline Launch &launch_state() { return g_launch; }
+static_assert(offsetof(Launch, grid) == offsetof(LaunchHead, grid), "LaunchHead's order");
+static_assert(offsetof(Launch, block) == offsetof(LaunchHead, block), "LaunchHead's order");
+static_assert(offsetof(Launch, block_idx) == offsetof(LaunchHead, block_idx), "LaunchHead's order");
+static_assert(offsetof(Launch, current) == offsetof(LaunchHead, thread_idx), "LaunchHead's order");
+static_assert(offsetof(Thread, idx) == 0, "a thread's index is where LaunchHead's pointer points");
 
 }  // namespace gg
 
-// ---- CUDA's names -----------------------------------------------------------------------------
-// Each as CUDA declares it (`extern const __device__ uint3 threadIdx`, `... int warpSize`): a
-// const lvalue. As modifiable lvalues (and warpSize as the prvalue 32), an overload on
-// `unsigned &` or `int &&` was taken on the CPU only, and a kernel could write the launch's own
-// state (red team, round 6). warpSize is defined in assembly, its value out of the compiler's
-// sight: a constant expression on the CPU would be another tell (CUDA's is not one).
-#define threadIdx (static_cast<const ::uint3 &>(::gg::g_launch.current->idx))
-#define blockIdx (static_cast<const ::uint3 &>(::gg::g_launch.block_idx))
-#define blockDim (static_cast<const ::dim3 &>(::gg::g_launch.block))
-#define gridDim (static_cast<const ::dim3 &>(::gg::g_launch.grid))
-namespace gg {
-extern const int warp_size __asm__("_GG_warp_size");
-}  // namespace gg
+// warpSize, defined in assembly: its value is out of the kernel's compiler's sight, as CUDA's is
+// (a constant expression on the CPU would be a tell: red team, round 6)
 __asm__(".pushsection .rodata\n.globl _GG_warp_size\n.type _GG_warp_size, @object\n"
         ".size _GG_warp_size, 4\n.balign 4\n_GG_warp_size:\n.long 32\n.popsection");
-#define warpSize ::gg::warp_size
-
-// a kernel is emitted even where it is inline and unused in C++: the harness calls it by
-// NVRTC's symbol, which no C++ call names (cheaper than g++'s -fkeep-inline-functions)
-#define __global__ __attribute__((used))
-#define __device__
-#define __host__
-#define __noinline__ __attribute__((noinline))
-#define __forceinline__ inline __attribute__((always_inline))
-#define __restrict__ __restrict
-#define __launch_bounds__(...)
-#define __align__(n) __attribute__((aligned(n)))  // alignas may not follow __shared__'s attribute
-#define __constant__ static
-// Shared arrays live in their own section; every resident block has its own copy of it, swapped
-// in when the block runs (switch_to) and poisoned when it starts. (AddressSanitizer leaves
-// variables in named sections alone; in checked mode UBSan's bounds check still reports an index
-// outside a shared array, and the guards around the section, an access outside them all.)
-#define __shared__ static __attribute__((section("gg_shared")))
 
 // A block's shared memory lies between _GG_shared_begin and _GG_shared_end (the reserved KB, then
 // the arrays), which shared.ld places between its guards (from _GG_guards_begin to
@@ -214,7 +176,12 @@ inline void copy_bytes(char *to, const char *from, std::size_t size) { std::memc
 // Switching. Threads hand over to each other directly: a thread that blocks (at a barrier or a
 // warp operation) or finishes jumps straight to the next ready thread in the round's order, and
 // only the last one jumps back to the scheduler; one switch per thread and phase instead of two.
-// Whoever switches saves itself in its own slot (a Thread's context, or the scheduler's).
+// Whoever switches saves itself in its own slot (a Thread's context, or the scheduler's), and
+// makes the thread it resumes the current one. Where nothing is left to do once a thread is
+// resumed (no sanitizer's bookkeeping), the switch is the last thing hand_over does, a jump: the
+// resumed thread returns from the switch straight into its kernel, through no frame of the
+// runtime's (about 15 ns less per __syncthreads(), a third of ex1's time since the kernel calls
+// the runtime from its own unit).
 inline void arrived(Launch &l, Thread &self) {
 #if GG_ASAN
     const void *bottom = nullptr;
@@ -225,7 +192,6 @@ inline void arrived(Launch &l, Thread &self) {
         l.main_size = size;
     }
 #endif
-    l.current = &self;
 }
 
 inline void hand_over(Launch &l, Thread &self) {
@@ -259,7 +225,9 @@ inline void hand_over(Launch &l, Thread &self) {
 #endif
         swap_fiber(&self.context, l.scheduler);
     }
+#if GG_ASAN
     arrived(l, self);
+#endif
 }
 
 // Runs every ready thread once, in order, starting at position `start`.
@@ -659,198 +627,5 @@ inline std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int 
     return t.result;
 }
 
-template <class T> std::uint64_t bits_of(T value) {
-    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
-    std::uint64_t out = 0;
-    std::memcpy(&out, &value, sizeof(T));
-    return out;
-}
-template <class T> T from_bits(std::uint64_t value) {
-    T out;
-    std::memcpy(&out, &value, sizeof(T));
-    return out;
-}
-
 }  // namespace gg
 
-#define __syncthreads() ::gg::sync_threads(__LINE__)
-#define __syncthreads_count(p) ::gg::sync_reduce((p), 0, __LINE__)
-#define __syncthreads_and(p) ::gg::sync_reduce((p), 1, __LINE__)
-#define __syncthreads_or(p) ::gg::sync_reduce((p), 2, __LINE__)
-#define __syncwarp(...) ::gg::syncwarp_(__LINE__, ##__VA_ARGS__)
-#define __shfl_sync(mask, v, lane, ...) ::gg::shfl_(::gg::WarpOp::Shfl, mask, v, lane, __LINE__, ##__VA_ARGS__)
-#define __shfl_up_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflUp, mask, v, ::gg::delta_(d), __LINE__, ##__VA_ARGS__)
-#define __shfl_down_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflDown, mask, v, ::gg::delta_(d), __LINE__, ##__VA_ARGS__)
-#define __shfl_xor_sync(mask, v, d, ...) ::gg::shfl_(::gg::WarpOp::ShflXor, mask, v, d, __LINE__, ##__VA_ARGS__)
-#define __ballot_sync(mask, p) static_cast<unsigned>(::gg::warp_op(::gg::WarpOp::Ballot, mask, ::gg::predicate_(p), 0, 32, __LINE__))
-#define __any_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::Any, mask, ::gg::predicate_(p), 0, 32, __LINE__))
-#define __all_sync(mask, p) static_cast<int>(::gg::warp_op(::gg::WarpOp::All, mask, ::gg::predicate_(p), 0, 32, __LINE__))
-
-namespace gg {
-inline void syncwarp_(int line, unsigned mask = 0xffffffffu) { warp_op(WarpOp::Sync, mask, 0, 0, 32, line); }
-
-// CUDA's overloads of the shuffles, and only those (sm_30_intrinsics.h): a char is shuffled as an
-// int, a class converts to one of them. A template here shuffled a char as a char, and called,
-// through argument-dependent lookup, a `bits_of` of the file's own for a class of the file's
-// (red team, round 6). Every call below is qualified, so none looks in the file's namespaces.
-// __shfl_up_sync and __shfl_down_sync take their delta as CUDA's `unsigned int`.
-inline int delta_(unsigned delta) { return static_cast<int>(delta); }
-// A vote's predicate converts as CUDA's `int pred` parameter does (`(p) ? 1 : 0` took a class's
-// explicit operator bool, which CUDA never calls).
-inline std::uint64_t predicate_(int pred) { return pred != 0; }
-#define GG_SHUFFLE(T)                                                                               \
-    inline T shfl_(WarpOp op, unsigned mask, T value, int lane_arg, int line, int width = 32) {    \
-        return ::gg::from_bits<T>(::gg::warp_op(op, mask, ::gg::bits_of<T>(value), lane_arg, width, line)); \
-    }
-GG_SHUFFLE(int)
-GG_SHUFFLE(unsigned)
-GG_SHUFFLE(long)
-GG_SHUFFLE(unsigned long)
-GG_SHUFFLE(long long)
-GG_SHUFFLE(unsigned long long)
-GG_SHUFFLE(float)
-GG_SHUFFLE(double)
-#undef GG_SHUFFLE
-}  // namespace gg
-
-// ---- vector types, with CUDA's alignment (a misaligned vector load is UB that UBSan reports) ---
-struct alignas(8) float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(8) int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(16) double2 { double x, y; };
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-inline int2 make_int2(int x, int y) { return {x, y}; }
-inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
-inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-
-// ---- math and other device intrinsics -------------------------------------------------------
-// CUDA's overloads of min and max, and only those (crt/math_functions.h): a template here made
-// max('a', 'b') a char (an int in CUDA), a tell at compile time (red team, round 5). Mixed
-// signed and unsigned integers compare as the unsigned type; on floating point they are
-// fminf/fmaxf (fmin/fmax): a NaN loses to a number.
-#define GG_MIN_MAX(R, A, B)                                                                         \
-    inline R max(A a, B b) { const R x = a, y = b; return x < y ? y : x; }                          \
-    inline R min(A a, B b) { const R x = a, y = b; return y < x ? y : x; }
-GG_MIN_MAX(int, int, int)
-GG_MIN_MAX(unsigned, unsigned, unsigned)
-GG_MIN_MAX(unsigned, int, unsigned)
-GG_MIN_MAX(unsigned, unsigned, int)
-GG_MIN_MAX(long, long, long)
-GG_MIN_MAX(unsigned long, unsigned long, unsigned long)
-GG_MIN_MAX(unsigned long, long, unsigned long)
-GG_MIN_MAX(unsigned long, unsigned long, long)
-GG_MIN_MAX(long long, long long, long long)
-GG_MIN_MAX(unsigned long long, unsigned long long, unsigned long long)
-GG_MIN_MAX(unsigned long long, long long, unsigned long long)
-GG_MIN_MAX(unsigned long long, unsigned long long, long long)
-#undef GG_MIN_MAX
-inline float max(float a, float b) { return std::fmax(a, b); }
-inline float min(float a, float b) { return std::fmin(a, b); }
-inline double max(double a, double b) { return std::fmax(a, b); }
-inline double min(double a, double b) { return std::fmin(a, b); }
-inline double max(float a, double b) { return std::fmax(static_cast<double>(a), b); }
-inline double min(float a, double b) { return std::fmin(static_cast<double>(a), b); }
-inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b)); }
-inline double min(double a, float b) { return std::fmin(a, static_cast<double>(b)); }
-inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
-inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
-inline long long llmin(long long a, long long b) { return b < a ? b : a; }
-inline long long llmax(long long a, long long b) { return a < b ? b : a; }
-inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
-inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
-// CUDA's overloads at global scope, as NVRTC declares them (crt/math_functions.hpp): the C
-// library's alone made abs(-1.5f) the int 1 and abs(1ll) an int, a right kernel's wrong answer
-// on the CPU, and sqrt(1.0f) a double (red team, round 7). The classification functions return
-// int in CUDA, bool in C++.
-#define GG_CLASSIFY(NAME)                                                                           \
-    inline int NAME(float x) { return std::NAME(x); }                                               \
-    inline int NAME(double x) { return std::NAME(x); }                                              \
-    inline int NAME(long double x) { return std::NAME(static_cast<double>(x)); }
-GG_CLASSIFY(signbit)
-GG_CLASSIFY(isfinite)
-GG_CLASSIFY(isnan)
-GG_CLASSIFY(isinf)
-#undef GG_CLASSIFY
-inline long long abs(long long a) { return std::llabs(a); }
-inline long abs(long a) { return std::llabs(a); }
-inline float abs(float a) { return std::fabs(a); }
-inline double abs(double a) { return std::fabs(a); }
-#define GG_FLOAT_1(NAME) inline float NAME(float a) { return std::NAME(a); }
-GG_FLOAT_1(fabs)
-GG_FLOAT_1(ceil)
-GG_FLOAT_1(floor)
-GG_FLOAT_1(sqrt)
-GG_FLOAT_1(log)
-GG_FLOAT_1(log10)
-GG_FLOAT_1(exp)
-GG_FLOAT_1(asin)
-GG_FLOAT_1(sin)
-GG_FLOAT_1(sinh)
-GG_FLOAT_1(acos)
-GG_FLOAT_1(cos)
-GG_FLOAT_1(cosh)
-GG_FLOAT_1(atan)
-GG_FLOAT_1(tan)
-GG_FLOAT_1(tanh)
-#undef GG_FLOAT_1
-inline float pow(float a, float b) { return std::pow(a, b); }
-inline float pow(float a, int b) { return static_cast<float>(std::pow(static_cast<double>(a), b)); }
-inline double pow(double a, int b) { return std::pow(a, b); }
-inline float fmod(float a, float b) { return std::fmod(a, b); }
-inline float modf(float a, float *b) { return std::modf(a, b); }
-inline float frexp(float a, int *b) { return std::frexp(a, b); }
-inline float ldexp(float a, int b) { return std::ldexp(a, b); }
-inline float atan2(float a, float b) { return std::atan2(a, b); }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-// As the GPU computes it (CUDA's programming guide): a * (1/b), which is 0 for
-// 2^126 < |b| < 2^128, and NaN when a is infinite there too.
-inline float __fdividef(float a, float b) {
-    const float magnitude = std::fabs(b);
-    if (magnitude > 0x1p126f && magnitude < INFINITY) return std::isinf(a) ? NAN : 0.0f * a;
-    return a / b;
-}
-inline float __frcp_rn(float a) { return 1.0f / a; }
-inline float __fsqrt_rn(float a) { return std::sqrt(a); }
-inline float rsqrtf(float a) { return 1.0f / std::sqrt(a); }
-inline float __expf(float a) { return std::exp(a); }
-inline float __logf(float a) { return std::log(a); }
-inline float __sinf(float a) { return std::sin(a); }
-inline float __cosf(float a) { return std::cos(a); }
-inline float __powf(float a, float b) { return std::pow(a, b); }
-inline float __saturatef(float a) { return !(a > 0.0f) ? 0.0f : (a > 1.0f ? 1.0f : a); }  // NaN: 0
-inline int __float_as_int(float a) { int i; std::memcpy(&i, &a, 4); return i; }
-inline float __int_as_float(int i) { float a; std::memcpy(&a, &i, 4); return a; }
-inline unsigned __float_as_uint(float a) { unsigned i; std::memcpy(&i, &a, 4); return i; }
-inline float __uint_as_float(unsigned i) { float a; std::memcpy(&a, &i, 4); return a; }
-inline long long __double_as_longlong(double a) { long long i; std::memcpy(&i, &a, 8); return i; }
-inline double __longlong_as_double(long long i) { double a; std::memcpy(&a, &i, 8); return a; }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline unsigned __brev(unsigned x) {
-    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
-    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
-    return __builtin_bswap32(x);
-}
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-template <class T> inline T __ldg(const T *p) { return *p; }
-inline void __threadfence() {}
-inline void __threadfence_block() {}
-// Atomics: fibers of one process never run at once, so a plain read-modify-write is atomic.
-template <class T> inline T atomicAdd(T *p, T v) { T old = *p; *p = old + v; return old; }
-template <class T> inline T atomicSub(T *p, T v) { T old = *p; *p = old - v; return old; }
-template <class T> inline T atomicMax(T *p, T v) { T old = *p; *p = old < v ? v : old; return old; }
-template <class T> inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
-template <class T> inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
-template <class T> inline T atomicCAS(T *p, T compare, T v) { T old = *p; if (old == compare) *p = v; return old; }
-
-#include "cuda_cpu_intrinsics.hpp"
