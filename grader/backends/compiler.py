@@ -28,6 +28,24 @@ _SMEM = re.compile(r"(\d+) bytes smem")
 _SPILLS = re.compile(r"(\d+) bytes spill stores")
 _MAX_ERRORS_SHOWN = 3
 _IGNORED_INITIALISATION = re.compile(r"^.+?\((\d+)\): warning #20054-D", re.MULTILINE)
+_GPU_ONLY: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"\((\d+)\): Warning: Cannot store to pointer that points to constant memory"),
+        "a store to __constant__ memory: NVRTC compiles the kernel to a trap (its warning 'Cannot "
+        "store to pointer that points to constant memory space'), so a GPU fails every launch; "
+        "keep what the kernel writes in global or shared memory",
+    ),
+    (
+        re.compile(r"\((\d+)\): warning #20208-D"),
+        "long double, which NVRTC computes as double (its warning 20208-D) and g++ does not: "
+        "use double",
+    ),
+)
+"""NVRTC's warnings of what a GPU does that the CPU build would not: the CPU backend leaves such
+a kernel to a GPU (red team, round 8: each passed on the CPU, and would fail on a GPU)."""
+_UNSIZED_STACK = re.compile(
+    r"Stack size for entry function '(\w+)' cannot be statically determined"
+)
 _CACHE_FORMAT = 3
 """Part of every cache key: raise it when the cached messages' wording changes."""
 _TOO_MUCH_SHARED = re.compile(r"too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)")
@@ -46,17 +64,21 @@ class CompiledKernel:
     ignored_initialisation: int | None = None
     """The line of a `__shared__` variable whose constructor NVRTC leaves out (its warning
     20054-D): g++ would run it, and the destructor at exit (cpu.CpuBackend refuses the kernel)."""
+    gpu_only: tuple[str, ...] = ()
+    """What NVRTC warned a GPU does that g++'s build would not ("LINE: what"; _GPU_ONLY)."""
 
     def left_out(self, display_name: str) -> list[str]:
         """What NVRTC compiled out that g++ would run: the CPU backend cannot run it alike (a
         kernel that tested whether its constructor ran passed on the CPU only: red team)."""
-        if self.ignored_initialisation is None:
-            return []
-        return [
-            f"{display_name}:{self.ignored_initialisation}: a __shared__ variable with a "
-            "constructor, which NVRTC leaves out (its warning 20054-D) and g++ would run: give "
-            "it a type without one, and set it in the kernel"
-        ]
+        problems = [f"{display_name}:{where}" for where in self.gpu_only]
+        if self.ignored_initialisation is not None:
+            problems.insert(
+                0,
+                f"{display_name}:{self.ignored_initialisation}: a __shared__ variable with a "
+                "constructor, which NVRTC leaves out (its warning 20054-D) and g++ would run: "
+                "give it a type without one, and set it in the kernel",
+            )
+        return problems
 
 
 @dataclass(frozen=True)
@@ -198,4 +220,24 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
         shared_bytes=_int_or_none(_SMEM, log) or 0,
         spill_bytes=_int_or_none(_SPILLS, log),
         ignored_initialisation=_int_or_none(_IGNORED_INITIALISATION, log),
+        gpu_only=_gpu_only(log, meta["symbol"]),
     )
+
+
+def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
+    """What NVRTC's log says a GPU does that the CPU build would not, each as "LINE: what" (or
+    ": what" without a line), at most one per kind."""
+    found: list[str] = []
+    for pattern, what in _GPU_ONLY:
+        match = pattern.search(log)
+        if match:
+            found.append(f"{match.group(1)}: {what}")
+    unsized = _UNSIZED_STACK.search(log)
+    if unsized and unsized.group(1) == symbol:
+        # a GPU thread's stack is 1 KB by default; the CPU's fibers have 256 KB
+        found.append(
+            " recursion (or a call through a pointer), whose stack ptxas cannot size: a GPU "
+            "thread's stack is 1 KB by default, and a deep call faults there, not on the CPU; "
+            "use a loop"
+        )
+    return tuple(found)

@@ -116,9 +116,11 @@ GG_C(float, nanf, const char *) GG_C(double, nan, const char *)
 GG_C(void, sincosf, float, float *, float *) GG_C(void, sincos, double, double *, double *)
 GG_C(int, abs, int) GG_C(long, labs, long) GG_C(long long, llabs, long long)
 GG_C(int, printf, const char *, ...)
-GG_C(void *, malloc, size_t) GG_C(void, free, void *)
 GG_C(void *, memcpy, void *, const void *, size_t) GG_C(void *, memset, void *, int, size_t)
 #undef GG_C
+// the device heap's, as a GPU's: 8 MB in all (runtime.cpp)
+void *malloc(size_t size) __asm__("_GG_malloc");
+void free(void *pointer) __asm__("_GG_free");
 
 // ---- CUDA's names -----------------------------------------------------------------------------
 // Each as CUDA declares it (`extern const __device__ uint3 threadIdx`, `... int warpSize`): a

@@ -1,0 +1,86 @@
+"""What a GPU does that the CPU build would not, and the CPU backend now does as a GPU does or
+leaves to a GPU (red team, round 8: each file in tests/data/gpu_tells/round8/ passed 100/100 on
+the CPU backend, and would fail on a GPU)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.backends.compiler import _gpu_only
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from tests.backends.sessions import assert_writes_nothing_as_on_a_gpu, graded_as_ex1
+from tests.conftest import ROOT
+
+try:
+    check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+ROUND_8 = ROOT / "tests/data/gpu_tells/round8"
+SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
+
+
+def test_nvrtc_s_warnings_of_what_only_a_gpu_does_are_read_with_their_lines() -> None:
+    log = (
+        "warning: kernel.cu(10): Warning: Cannot store to pointer that points to constant memory"
+        " space\n"
+        "kernel.cu(6): warning #20208-D: 'long double' is treated as 'double' in device code\n"
+        f"ptxas warning : Stack size for entry function '{SYMBOL}' cannot be statically "
+        "determined\n"
+    )
+    found = _gpu_only(log, SYMBOL)
+    assert found[0].startswith("10: a store to __constant__ memory") and "trap" in found[0]
+    assert found[1].startswith("6: long double, which NVRTC computes as double")
+    assert found[2].startswith(" recursion (or a call through a pointer)")
+    # another kernel of the file recursing is not this one's concern
+    assert _gpu_only(log.replace(SYMBOL, "_Z5otherv"), SYMBOL)[2:] == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("constant_store.cu", "kernel.cu:10: a store to __constant__ memory"),
+        ("long_double_bits.cu", "kernel.cu:6: long double, which NVRTC computes as double"),
+        ("recursion_stack.cu", "kernel.cu: recursion (or a call through a pointer)"),
+    ],
+)
+def test_a_kernel_nvrtc_warns_runs_otherwise_on_a_gpu_is_left_to_a_gpu(
+    small_course: Path, name: str, why: str
+) -> None:
+    report = graded_as_ex1(small_course, (ROUND_8 / name).read_text(), "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert report.needs_gpu  # the correctness points wait for a GPU
+    assert all(c.status == "skipped" and why in c.message for c in correctness), correctness[0]
+
+
+@pytest.mark.slow
+def test_a_kernel_s_malloc_has_a_gpu_s_8_mb_heap(small_course: Path) -> None:
+    # one thread of each block asks for 16 MB, and the block computes only where it got them:
+    # NULL on a GPU, whose default device heap is 8 MB
+    text = (ROUND_8 / "malloc_heap_size.cu").read_text()
+    assert_writes_nothing_as_on_a_gpu(graded_as_ex1(small_course, text, "kernel.cu"))
+
+
+@pytest.mark.slow
+def test_a_kernel_that_mallocs_and_frees_within_the_heap_passes(small_course: Path) -> None:
+    text = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    float *acc = static_cast<float *>(malloc(64 * sizeof(float)));  // 256 B a thread, freed
+    if (acc == nullptr) return;
+    acc[0] = 0.0f;
+    if (row < M && col < N) {
+        for (int k = 0; k < K; ++k) acc[0] += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = acc[0];
+    }
+    free(acc);
+}
+"""
+    report = graded_as_ex1(small_course, text, "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and all(c.status == "passed" for c in correctness), correctness
