@@ -24,7 +24,7 @@ from grader.backends.base import (
 )
 from grader.backends.compiler import CompiledKernel
 from grader.backends.cpu_build import Build, Program, build
-from grader.backends.cpu_failures import explain_failure, killed_by
+from grader.backends.cpu_failures import explain_failure, killed_by, unsupported
 from grader.backends.cpu_session import ProgramEndedError, Session
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.backends.timed_gemm import TimedGemm
@@ -249,6 +249,9 @@ class CpuBackend:
         except ProgramEndedError as ended:
             # like a GPU context after a fault: the next launch starts a fresh program
             self._close_session(checked)
+            why = unsupported(ended.stderr)
+            if why is not None:
+                raise UnsupportedKernelError(why) from None
             failure = _failure(ended, limit)
             if over_budget and failure.symptom == "timeout":
                 raise _OverBudgetError from None

@@ -61,6 +61,15 @@ def killed_by(returncode: int) -> signal.Signals | None:
         return None
 
 
+def unsupported(stderr: str) -> str | None:
+    """What the program said the CPU backend cannot run alike (a kernel that writes a built-in
+    variable: cpu_runtime/cuda_cpu.hpp, on_fault), None if nothing."""
+    for line in stderr.splitlines():
+        if line.startswith("GRADER-CPU-UNSUPPORTED: "):
+            return line.removeprefix("GRADER-CPU-UNSUPPORTED: ")
+    return None
+
+
 def explain_failure(stderr: str, returncode: int) -> str:
     """One or two sentences for a failed CPU run: the runtime's own error, a sanitizer report
     naming the kernel line and the buffer, or how the program died."""

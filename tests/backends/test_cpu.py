@@ -458,11 +458,11 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 
 
 def test_a_kernel_that_fills_memory_is_stopped_with_a_message(small_ex1: Exercise) -> None:
+    # (not through malloc: a kernel's malloc has a GPU's 8 MB heap)
     hog = """
+__device__ char hog[1536ul << 20];  // 1.5 GB, over the limit of 256 MB
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
-    const unsigned long size = 1536ul << 20;  // 1.5 GB (device malloc), over the limit of 256 MB
-    char *hog = (char *)malloc(size);
-    if (hog) for (unsigned long i = 0; i < size; i += 4096) hog[i] = 1;
+    for (unsigned long i = 0; i < sizeof hog; i += 4096) hog[i] = 1;
     for (int i = 0; i < M * N; ++i) C[i] = 0.0f;
 }
 """

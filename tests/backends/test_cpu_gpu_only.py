@@ -84,3 +84,26 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     report = graded_as_ex1(small_course, text, "kernel.cu")
     correctness = [c for c in report.checks if c.kind == "correctness"]
     assert correctness and all(c.status == "passed" for c in correctness), correctness
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    [
+        "const_cast_griddim.cu",  # tests for the store, computes only where it stays: GPU 10/100
+        "const_cast_right_kernel_fails.cu",  # a right kernel: it changed the blocks' indices
+        "const_cast_warpsize_segfault.cu",  # a right kernel: it faulted on the CPU alone
+    ],
+)
+def test_a_kernel_that_writes_a_built_in_through_a_cast_is_left_to_a_gpu(
+    small_course: Path, name: str
+) -> None:
+    # a GPU ignores the store; here the built-ins are read-only memory, the store faults, and
+    # the program says why, in the fast build and the sanitizers' alike (the small course's
+    # cases take both)
+    report = graded_as_ex1(small_course, (ROUND_8 / name).read_text(), "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert report.needs_gpu and correctness
+    for check in correctness:
+        assert check.status == "skipped", check
+        assert "writes one of CUDA's built-in variables" in check.message, check.message

@@ -22,6 +22,7 @@
 
 #include "cuda_cpu_fibers.hpp"
 #include "cuda_cpu_types.hpp"
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ enum class State { Ready, AtBarrier, AtWarp, Done };
 struct Thread {
     uint3 idx{};
     unsigned linear = 0;
+    const uint3 *view_idx = nullptr;  // its threadIdx as the kernel reads it (KernelView)
     Fiber context = nullptr;
     State state = State::Ready;
     int line = 0;
@@ -106,8 +108,8 @@ struct Block {
 
 struct Launch {
     // block_idx, threads, order and dynamic_shared are the running block's, copied from its
-    // Block on every switch (so that threadIdx and blockIdx cost one load)
-    // the head, in LaunchHead's order (asserted below): what the kernel's unit reads
+    // Block on every switch (the kernel reads its own copy of grid, block, block_idx and the
+    // current thread's index: KernelView)
     dim3 grid, block;
     uint3 block_idx{};
     Thread *current = nullptr;
@@ -133,15 +135,78 @@ struct Launch {
     int in_section = -1;              // the block whose shared memory the section holds, or -1
 };
 
-// One launch at a time per process. The kernel's unit reads the head of it (LaunchHead) by its
-// symbol, so that threadIdx costs a load or two there, as here.
-inline Launch g_launch __asm__("_GG_launch");
+// One launch at a time per process.
+inline Launch g_launch;
 inline Launch &launch_state() { return g_launch; }
-static_assert(offsetof(Launch, grid) == offsetof(LaunchHead, grid), "LaunchHead's order");
-static_assert(offsetof(Launch, block) == offsetof(LaunchHead, block), "LaunchHead's order");
-static_assert(offsetof(Launch, block_idx) == offsetof(LaunchHead, block_idx), "LaunchHead's order");
-static_assert(offsetof(Launch, current) == offsetof(LaunchHead, thread_idx), "LaunchHead's order");
-static_assert(offsetof(Thread, idx) == 0, "a thread's index is where LaunchHead's pointer points");
+
+// The built-ins as the kernel reads them (LaunchHead), and every thread index of the launch's
+// blocks, in memory mapped twice: writable here, read-only where the kernel's unit reads it
+// (_GG_launch_view). CUDA's built-ins are read-only too; a kernel that writes one through a cast
+// changed the runtime's own state before: a GPU ignores such a store, and a kernel that tested
+// for it passed on the CPU only, or a right kernel failed (red team, round 8). Now the store
+// faults, and the program says so (on_fault): the CPU backend leaves the kernel to a GPU.
+struct KernelView {
+    LaunchHead head;
+    uint3 thread_idx[1024];
+};
+inline KernelView *g_view = nullptr;
+inline const KernelView *g_view_read_only = nullptr;
+inline struct sigaction g_previous_segv;
+
+}  // namespace gg
+
+extern "C" {
+inline const ::gg::LaunchHead *_GG_launch_view = nullptr;
+extern const int _GG_warp_size;
+}
+
+namespace gg {
+
+inline bool in_builtins(const void *address) {
+    const char *at = static_cast<const char *>(address);
+    const char *view = reinterpret_cast<const char *>(g_view_read_only);
+    const char *warp = reinterpret_cast<const char *>(&_GG_warp_size);
+    return (view != nullptr && at >= view && at < view + sizeof(KernelView)) ||
+           (at >= warp && at < warp + sizeof(int));
+}
+
+inline void on_fault(int, siginfo_t *info, void *) {
+    if (in_builtins(info->si_addr)) {
+        static const char message[] =
+            "GRADER-CPU-UNSUPPORTED: the kernel writes one of CUDA's built-in variables "
+            "(threadIdx, blockIdx, blockDim, gridDim, warpSize) through a cast: a GPU ignores "
+            "such a store, which the CPU backend cannot do alike\n";
+        const ssize_t written = write(2, message, sizeof message - 1);
+        (void)written;
+        _exit(71);
+    }
+    sigaction(SIGSEGV, &g_previous_segv, nullptr);  // the access faults again, as before
+}
+
+inline void map_view() {
+    if (g_view != nullptr) return;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t size = (sizeof(KernelView) + page - 1) / page * page;
+    void *writable = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (writable == MAP_FAILED) fail("cannot map the built-ins' memory");
+    void *read_only = mremap(writable, 0, size, MREMAP_MAYMOVE);  // the same pages, again
+    if (read_only == MAP_FAILED || mprotect(read_only, size, PROT_READ) != 0)
+        fail("cannot map the built-ins' memory read-only");
+    g_view = static_cast<KernelView *>(writable);
+    g_view_read_only = static_cast<const KernelView *>(read_only);
+    _GG_launch_view = &g_view_read_only->head;
+    struct sigaction action {};
+    action.sa_sigaction = on_fault;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &g_previous_segv);
+}
+
+// The running thread, here and in the kernel's view.
+inline void set_current(Launch &l, Thread &t) {
+    l.current = &t;
+    g_view->head.thread_idx = t.view_idx;
+}
 
 }  // namespace gg
 
@@ -214,7 +279,7 @@ inline void hand_over(Launch &l, Thread &self) {
             __builtin_prefetch(after + 64);
         }
         l.position = n;
-        l.current = &next;
+        set_current(l, next);
 #if GG_ASAN
         __sanitizer_start_switch_fiber(fake, next.stack_bottom, next.stack_size);
 #endif
@@ -235,7 +300,7 @@ inline void run_round(Launch &l, const unsigned *order, unsigned start) {
     Thread &first = l.threads[order[start]];
     l.order = order;
     l.position = start;
-    l.current = &first;
+    set_current(l, first);
 #if GG_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, first.stack_bottom, first.stack_size);
@@ -415,6 +480,7 @@ inline void switch_to(Launch &l, unsigned slot) {
         l.in_section = static_cast<int>(slot);
     }
     l.block_idx = b.idx;
+    g_view->head.block_idx = b.idx;
     l.running = &b;
     l.threads = b.threads;
     l.order = b.visit;
@@ -493,8 +559,11 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     const unsigned total = static_cast<unsigned>(total64);
     if (total == 0) return;
     const unsigned resident = resident_blocks(count, total);
+    map_view();
     l.grid = grid;
     l.block = block;
+    g_view->head.grid = grid;
+    g_view->head.block = block;
     l.body = body;
     l.body_context = body_context;
     l.count = count;
@@ -514,6 +583,8 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
                 for (unsigned x = 0; x < block.x; ++x, ++i) {
                     b.threads[i].idx = uint3{x, y, z};
                     b.threads[i].linear = i;
+                    b.threads[i].view_idx = &g_view_read_only->thread_idx[i];
+                    if (s == 0) g_view->thread_idx[i] = uint3{x, y, z};
                 }
         for (unsigned i = 0; i < count; ++i) b.visit[i] = order == Order::Descending ? count - 1 - i : i;
         b.shared = shared_size ? static_cast<char *>(std::malloc(shared_size)) : nullptr;

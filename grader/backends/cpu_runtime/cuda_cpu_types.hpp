@@ -25,8 +25,8 @@ namespace gg {
 // A warp operation, as the kernel's unit asks the runtime for one.
 enum class WarpOp { Sync, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All };
 
-// The first members of the runtime's Launch, in its order (cuda_cpu.hpp asserts it): the running
-// block's index, the launch's geometry, and the running thread, whose first member is its index.
+// What the kernel reads of the launch: its geometry, the running block's index and the running
+// thread's, in memory the kernel's unit sees read-only (cuda_cpu.hpp: KernelView).
 struct LaunchHead {
     dim3 grid, block;
     uint3 block_idx;

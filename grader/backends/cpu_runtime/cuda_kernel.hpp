@@ -20,7 +20,7 @@ typedef decltype(static_cast<char *>(nullptr) - static_cast<char *>(nullptr)) pt
 namespace gg {
 
 // ---- the runtime, as the kernel reaches it (runtime.cpp defines these symbols) ----------------
-extern const LaunchHead launch_head __asm__("_GG_launch");
+extern const LaunchHead *const launch_view __asm__("_GG_launch_view");  // read-only memory
 extern const int warp_size __asm__("_GG_warp_size");
 void sync_threads(int line) __asm__("_GG_sync_threads");
 int sync_reduce(int predicate, int which, int line) __asm__("_GG_sync_reduce");
@@ -128,10 +128,10 @@ void free(void *pointer) __asm__("_GG_free");
 // `unsigned &` or `int &&` was taken on the CPU only, and a kernel could write the launch's own
 // state (red team, round 6). warpSize is defined in assembly (runtime.cpp), its value out of the
 // compiler's sight: a constant expression on the CPU would be another tell (CUDA's is not one).
-#define threadIdx (static_cast<const ::uint3 &>(*::gg::launch_head.thread_idx))
-#define blockIdx (static_cast<const ::uint3 &>(::gg::launch_head.block_idx))
-#define blockDim (static_cast<const ::dim3 &>(::gg::launch_head.block))
-#define gridDim (static_cast<const ::dim3 &>(::gg::launch_head.grid))
+#define threadIdx (static_cast<const ::uint3 &>(*::gg::launch_view->thread_idx))
+#define blockIdx (static_cast<const ::uint3 &>(::gg::launch_view->block_idx))
+#define blockDim (static_cast<const ::dim3 &>(::gg::launch_view->block))
+#define gridDim (static_cast<const ::dim3 &>(::gg::launch_view->grid))
 #define warpSize ::gg::warp_size
 
 // a kernel is emitted even where it is inline and unused in C++: the harness calls it by
