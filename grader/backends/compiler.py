@@ -232,8 +232,9 @@ def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
         match = pattern.search(log)
         if match:
             found.append(f"{match.group(1)}: {what}")
-    unsized = _UNSIZED_STACK.search(log)
-    if unsized and unsized.group(1) == symbol:
+    # ptxas names every entry function whose stack it cannot size: this one's, wherever it comes
+    # (another kernel of the file named first hid it: red team, round 9)
+    if any(unsized.group(1) == symbol for unsized in _UNSIZED_STACK.finditer(log)):
         # a GPU thread's stack is 1 KB by default; the CPU's fibers have 256 KB
         found.append(
             " recursion (or a call through a pointer), whose stack ptxas cannot size: a GPU "

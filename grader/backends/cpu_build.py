@@ -77,8 +77,10 @@ def build_error(stderr: str, display_name: str) -> str:
             where = line.split(": error", 1)[0]
             return (
                 f"{where}: __shared__ variables both in an inline function (or a struct's member "
-                "function) and elsewhere are not supported by the CPU backend: declare them in "
-                "the kernel, or in __device__ functions that are not inline"
+                "function) and elsewhere, or __constant__ variables both const and not, are not "
+                "supported by the CPU backend: declare __shared__ ones in the kernel or in "
+                "__device__ functions that are not inline, and __constant__ ones all const or "
+                "none"
             )
         if line.startswith(prefix) and "error" in line:
             return line[:300]

@@ -107,3 +107,73 @@ def test_a_kernel_that_writes_a_built_in_through_a_cast_is_left_to_a_gpu(
     for check in correctness:
         assert check.status == "skipped", check
         assert "writes one of CUDA's built-in variables" in check.message, check.message
+
+
+ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        # a store through a helper, which NVRTC drops without its warning (a GPU reads 0 after)
+        ("constant_store_via_helper.cu", "writes a __constant__ variable"),
+        ("constant_store_helper_honest.cu", "writes a __constant__ variable"),
+        # another recursive kernel of the file, which ptxas named first
+        ("recursion_other_kernel_first.cu", "recursion (or a call through a pointer)"),
+    ],
+)
+def test_round_9_s_ways_around_round_8_are_left_to_a_gpu(
+    small_course: Path, name: str, why: str
+) -> None:
+    report = graded_as_ex1(small_course, (ROUND_9 / name).read_text(), "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert report.needs_gpu and correctness
+    assert all(c.status == "skipped" and why in c.message for c in correctness), correctness[0]
+
+
+@pytest.mark.slow
+def test_printf_returns_cuda_s_count_so_a_kernel_that_tests_glibc_s_writes_nothing(
+    small_course: Path,
+) -> None:
+    # computes only where printf("%d", 10) gives 2 (glibc's characters): CUDA gives 1
+    text = (ROUND_9 / "printf_return.cu").read_text()
+    assert_writes_nothing_as_on_a_gpu(graded_as_ex1(small_course, text, "kernel.cu"))
+
+
+@pytest.mark.slow
+def test_a_kernel_that_rewrites_the_heap_s_bookkeeping_does_not_get_past_8_mb(
+    small_course: Path,
+) -> None:
+    # it wrote a size before its block and freed it, to take 16 MB after: the sizes are the
+    # runtime's own now, and the write lands before the block, which the checked build reports
+    text = (ROUND_9 / "malloc_header_forged_free.cu").read_text()
+    report = graded_as_ex1(small_course, text, "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and not report.passed and not report.needs_gpu
+    assert all(c.status == "failed" for c in correctness), correctness[0]
+
+
+@pytest.mark.slow
+def test_a_kernel_that_reads_constants_and_counts_printf_s_arguments_passes(
+    small_course: Path,
+) -> None:
+    # __constant__ memory is read-only, not unreadable; printf returns its arguments' count, as
+    # CUDA's does (two here: a `*` precision and a value), whatever it would have printed
+    text = """
+__constant__ float one[2] = {1.0f, 0.0f};
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (printf("%.*f%%\\n", 2, 1.0) != 2) return;
+    if (row < M && col < N) {
+        float acc = one[1];
+        for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = acc * one[0];
+    }
+}
+"""
+    report = graded_as_ex1(small_course, text, "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and all(c.status == "passed" for c in correctness), correctness

@@ -158,6 +158,8 @@ inline struct sigaction g_previous_segv;
 extern "C" {
 inline const ::gg::LaunchHead *_GG_launch_view = nullptr;
 extern const int _GG_warp_size;
+extern char _GG_constant_begin[] __attribute__((weak));  // the __constant__ variables (shared.ld)
+extern char _GG_constant_end[] __attribute__((weak));
 }
 
 namespace gg {
@@ -170,15 +172,31 @@ inline bool in_builtins(const void *address) {
            (at >= warp && at < warp + sizeof(int));
 }
 
+inline bool in_constants(const void *address) {
+    const char *at = static_cast<const char *>(address);
+    return _GG_constant_begin != nullptr && at >= _GG_constant_begin && at < _GG_constant_end;
+}
+
+inline void say_and_exit(const char *message, std::size_t size) {
+    const ssize_t written = write(2, message, size);
+    (void)written;
+    _exit(71);
+}
+
 inline void on_fault(int, siginfo_t *info, void *) {
     if (in_builtins(info->si_addr)) {
         static const char message[] =
             "GRADER-CPU-UNSUPPORTED: the kernel writes one of CUDA's built-in variables "
             "(threadIdx, blockIdx, blockDim, gridDim, warpSize) through a cast: a GPU ignores "
             "such a store, which the CPU backend cannot do alike\n";
-        const ssize_t written = write(2, message, sizeof message - 1);
-        (void)written;
-        _exit(71);
+        say_and_exit(message, sizeof message - 1);
+    }
+    if (in_constants(info->si_addr)) {
+        static const char message[] =
+            "GRADER-CPU-UNSUPPORTED: the kernel writes a __constant__ variable, which is "
+            "read-only on a GPU (a store traps there, or is dropped): keep what the kernel "
+            "writes in global or shared memory\n";
+        say_and_exit(message, sizeof message - 1);
     }
     sigaction(SIGSEGV, &g_previous_segv, nullptr);  // the access faults again, as before
 }
@@ -192,6 +210,9 @@ inline void map_view() {
     void *read_only = mremap(writable, 0, size, MREMAP_MAYMOVE);  // the same pages, again
     if (read_only == MAP_FAILED || mprotect(read_only, size, PROT_READ) != 0)
         fail("cannot map the built-ins' memory read-only");
+    if (_GG_constant_begin != nullptr && _GG_constant_end > _GG_constant_begin &&
+        mprotect(_GG_constant_begin, _GG_constant_end - _GG_constant_begin, PROT_READ) != 0)
+        fail("cannot make the __constant__ variables read-only");
     g_view = static_cast<KernelView *>(writable);
     g_view_read_only = static_cast<const KernelView *>(read_only);
     _GG_launch_view = &g_view_read_only->head;

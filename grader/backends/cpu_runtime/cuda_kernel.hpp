@@ -115,10 +115,11 @@ GG_C(float, ynf, int, float) GG_C(double, yn, int, double)
 GG_C(float, nanf, const char *) GG_C(double, nan, const char *)
 GG_C(void, sincosf, float, float *, float *) GG_C(void, sincos, double, double *, double *)
 GG_C(int, abs, int) GG_C(long, labs, long) GG_C(long long, llabs, long long)
-GG_C(int, printf, const char *, ...)
 GG_C(void *, memcpy, void *, const void *, size_t) GG_C(void *, memset, void *, int, size_t)
 #undef GG_C
-// the device heap's, as a GPU's: 8 MB in all (runtime.cpp)
+// CUDA's printf, which returns how many arguments it parsed; the device heap's malloc and free,
+// 8 MB in all, as a GPU's (runtime.cpp)
+int printf(const char *format, ...) __asm__("_GG_printf");
 void *malloc(size_t size) __asm__("_GG_malloc");
 void free(void *pointer) __asm__("_GG_free");
 
@@ -144,7 +145,7 @@ void free(void *pointer) __asm__("_GG_free");
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))  // alignas may not follow __shared__'s attribute
-#define __constant__ static
+#define __constant__ static __attribute__((section("gg_constant")))  // read-only (shared.ld)
 // Shared arrays live in their own section; every resident block has its own copy of it, swapped
 // in when the block runs (switch_to) and poisoned when it starts. (AddressSanitizer leaves
 // variables in named sections alone; in checked mode UBSan's bounds check still reports an index
