@@ -19,7 +19,17 @@ except CpuUnavailableError as exc:
     pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
 
 ROUND_8 = ROOT / "tests/data/gpu_tells/round8"
+ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
 SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
+
+
+def assert_left_to_a_gpu(course: Path, file: Path, why: str) -> None:
+    """`file`, graded as ex1 of `course`: every correctness case needs a GPU, and says `why`."""
+    report = graded_as_ex1(course, file.read_text(), "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert report.needs_gpu and correctness  # the correctness points wait for a GPU
+    for check in correctness:
+        assert check.status == "skipped" and why in check.message, check
 
 
 def test_nvrtc_s_warnings_of_what_only_a_gpu_does_are_read_with_their_lines() -> None:
@@ -50,10 +60,7 @@ def test_nvrtc_s_warnings_of_what_only_a_gpu_does_are_read_with_their_lines() ->
 def test_a_kernel_nvrtc_warns_runs_otherwise_on_a_gpu_is_left_to_a_gpu(
     small_course: Path, name: str, why: str
 ) -> None:
-    report = graded_as_ex1(small_course, (ROUND_8 / name).read_text(), "kernel.cu")
-    correctness = [c for c in report.checks if c.kind == "correctness"]
-    assert report.needs_gpu  # the correctness points wait for a GPU
-    assert all(c.status == "skipped" and why in c.message for c in correctness), correctness[0]
+    assert_left_to_a_gpu(small_course, ROUND_8 / name, why)
 
 
 @pytest.mark.slow
@@ -101,15 +108,7 @@ def test_a_kernel_that_writes_a_built_in_through_a_cast_is_left_to_a_gpu(
     # a GPU ignores the store; here the built-ins are read-only memory, the store faults, and
     # the program says why, in the fast build and the sanitizers' alike (the small course's
     # cases take both)
-    report = graded_as_ex1(small_course, (ROUND_8 / name).read_text(), "kernel.cu")
-    correctness = [c for c in report.checks if c.kind == "correctness"]
-    assert report.needs_gpu and correctness
-    for check in correctness:
-        assert check.status == "skipped", check
-        assert "writes one of CUDA's built-in variables" in check.message, check.message
-
-
-ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
+    assert_left_to_a_gpu(small_course, ROUND_8 / name, "writes one of CUDA's built-in variables")
 
 
 @pytest.mark.slow
@@ -126,10 +125,7 @@ ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
 def test_round_9_s_ways_around_round_8_are_left_to_a_gpu(
     small_course: Path, name: str, why: str
 ) -> None:
-    report = graded_as_ex1(small_course, (ROUND_9 / name).read_text(), "kernel.cu")
-    correctness = [c for c in report.checks if c.kind == "correctness"]
-    assert report.needs_gpu and correctness
-    assert all(c.status == "skipped" and why in c.message for c in correctness), correctness[0]
+    assert_left_to_a_gpu(small_course, ROUND_9 / name, why)
 
 
 @pytest.mark.slow

@@ -184,20 +184,16 @@ inline void say_and_exit(const char *message, std::size_t size) {
 }
 
 inline void on_fault(int, siginfo_t *info, void *) {
-    if (in_builtins(info->si_addr)) {
-        static const char message[] =
-            "GRADER-CPU-UNSUPPORTED: the kernel writes one of CUDA's built-in variables "
-            "(threadIdx, blockIdx, blockDim, gridDim, warpSize) through a cast: a GPU ignores "
-            "such a store, which the CPU backend cannot do alike\n";
-        say_and_exit(message, sizeof message - 1);
-    }
-    if (in_constants(info->si_addr)) {
-        static const char message[] =
-            "GRADER-CPU-UNSUPPORTED: the kernel writes a __constant__ variable, which is "
-            "read-only on a GPU (a store traps there, or is dropped): keep what the kernel "
-            "writes in global or shared memory\n";
-        say_and_exit(message, sizeof message - 1);
-    }
+    static const char builtin[] =
+        "GRADER-CPU-UNSUPPORTED: the kernel writes one of CUDA's built-in variables (threadIdx, "
+        "blockIdx, blockDim, gridDim, warpSize) through a cast: a GPU ignores such a store, which "
+        "the CPU backend cannot do alike\n";
+    static const char constant[] =
+        "GRADER-CPU-UNSUPPORTED: the kernel writes a __constant__ variable, which is read-only on "
+        "a GPU (a store traps there, or is dropped): keep what the kernel writes in global or "
+        "shared memory\n";
+    if (in_builtins(info->si_addr)) say_and_exit(builtin, sizeof builtin - 1);
+    if (in_constants(info->si_addr)) say_and_exit(constant, sizeof constant - 1);
     sigaction(SIGSEGV, &g_previous_segv, nullptr);  // the access faults again, as before
 }
 
