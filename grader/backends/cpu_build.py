@@ -47,7 +47,7 @@ from grader.errors import GraderError
 from grader.source import KernelSource
 
 """Per g++ run; the two builds run side by side."""
-_BUILD_FORMAT = "8: NVRTC's view, proven by PTX; NVRTC's symbol; kernel unit apart, localized"
+_BUILD_FORMAT = "9: NVRTC's view, proven by PTX; NVRTC's symbol; kernel unit apart, localized; no malloc"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -98,6 +98,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             unit_text(""),
             *((RUNTIME_DIR / name).read_text() for name in KERNEL_HEADERS),
             runtime_key(toolchain),  # every file of the runtime, and how it is compiled
+            localize_commands(Path("kernel.o"), "kernel", Path("local.o")),
             build_flags(False),
             build_flags(True),
             preprocess_command(defines, Path("student.cu")),

@@ -27,6 +27,10 @@ RUNTIME_UNIT = "runtime.cpp"
 """In RUNTIME_DIR: the runtime's and the harness's unit (it includes the other files there)."""
 LINKER_SCRIPT = "shared.ld"
 """In RUNTIME_DIR: the `__shared__` arrays' place, between guards (g++ -Wl,-T)."""
+DEVICE_NEW = {"_Znwm": "_GG_operator_new", "_Znam": "_GG_operator_new_array"}
+"""`operator new` and `new[]` as the kernel's object names them, and the runtime's functions they
+become (runtime.cpp): on a GPU they take the device heap, as malloc does, which the CPU backend
+leaves to a GPU (red team, round 10)."""
 KERNEL_ENTRY = "_GG_student_kernel"
 """The symbol the harness calls the kernel by (runtime.cpp), given to the kernel NVRTC named."""
 BUILD_TIMEOUT_S = 180
@@ -149,11 +153,12 @@ def localize_commands(obj: Path, kernel: str, output: Path) -> list[list[str]]:
     declares it `static`) the symbol the harness calls, then every other symbol of the object
     internal linkage: nothing the student's file defines can take the place of a function of
     the runtime's or the libraries' (`strtol`, which glibc's inline `atoi` calls; `malloc`,
-    which `operator new` calls), whatever its name. (objcopy takes no `--globalize-symbol`
-    with `--keep-global-symbol`: two runs.)"""
+    which `operator new` calls), whatever its name. The kernel's `new` is the runtime's too
+    (DEVICE_NEW). (objcopy takes no `--globalize-symbol` with `--keep-global-symbol`: two runs.)"""
+    renamed = [f"--redefine-sym={name}={to}" for name, to in DEVICE_NEW.items()]
     return [
         ["objcopy", f"--redefine-sym={kernel}={KERNEL_ENTRY}",
-         f"--globalize-symbol={KERNEL_ENTRY}", str(obj), str(output)],
+         f"--globalize-symbol={KERNEL_ENTRY}", *renamed, str(obj), str(output)],
         ["objcopy", f"--keep-global-symbol={KERNEL_ENTRY}", str(output)],
     ]  # fmt: skip
 

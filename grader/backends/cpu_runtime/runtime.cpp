@@ -32,6 +32,13 @@ void *_GG_malloc(std::size_t) {
 void _GG_free(void *pointer) {
     if (pointer != nullptr) ::gg::fail("free() of a pointer that malloc() did not give");
 }
+// The kernel's operator new and new[] (cpu_unit.DEVICE_NEW): the device heap too.
+void *_GG_operator_new(std::size_t) {
+    ::gg::unsupported(
+        "the kernel uses new: on a GPU it takes the device heap, whose blocks depend on how many "
+        "threads hold them at once, which the CPU backend cannot reproduce");
+}
+void *_GG_operator_new_array(std::size_t size) { return _GG_operator_new(size); }
 
 // CUDA's printf returns how many arguments it parsed (0 for none, -1 for no format), not how many
 // characters it wrote (glibc's printf gave 2 for printf("%d", 10) where CUDA gives 1, and -1 once
