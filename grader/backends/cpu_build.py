@@ -47,7 +47,7 @@ from grader.errors import GraderError
 from grader.source import KernelSource
 
 """Per g++ run; the two builds run side by side."""
-_BUILD_FORMAT = "9: NVRTC's view, proven by PTX; NVRTC's symbol; kernel unit apart, localized; no malloc"
+_BUILD_FORMAT = "9: NVRTC's view proven by PTX; NVRTC's symbol; kernel unit apart; no malloc"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
