@@ -30,7 +30,6 @@ from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
-    KERNEL_HEADERS,
     RUNTIME_DIR,
     build_flags,
     build_macros,
@@ -46,7 +45,6 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-"""Per g++ run; the two builds run side by side."""
 _BUILD_FORMAT = "9: NVRTC's view proven by PTX; NVRTC's symbol; kernel unit apart; no malloc"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
@@ -96,8 +94,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             sorted(defines.items()),
             symbol,
             unit_text(""),
-            *((RUNTIME_DIR / name).read_text() for name in KERNEL_HEADERS),
-            runtime_key(toolchain),  # every file of the runtime, and how it is compiled
+            runtime_key(toolchain),  # every file of cpu_runtime (the kernel's headers too)
             localize_commands(Path("kernel.o"), "kernel", Path("local.o")),
             build_flags(False),
             build_flags(True),

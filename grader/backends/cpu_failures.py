@@ -61,21 +61,26 @@ def killed_by(returncode: int) -> signal.Signals | None:
         return None
 
 
+def _said(stderr: str, prefix: str) -> str | None:
+    """The rest of the program's first line that starts with `prefix`, None if none does."""
+    for line in stderr.splitlines():
+        if line.startswith(prefix):
+            return line.removeprefix(prefix)
+    return None
+
+
 def unsupported(stderr: str) -> str | None:
     """What the program said the CPU backend cannot run alike (a kernel that writes a built-in
     variable: cpu_runtime/cuda_cpu.hpp, on_fault), None if nothing."""
-    for line in stderr.splitlines():
-        if line.startswith("GRADER-CPU-UNSUPPORTED: "):
-            return line.removeprefix("GRADER-CPU-UNSUPPORTED: ")
-    return None
+    return _said(stderr, "GRADER-CPU-UNSUPPORTED: ")
 
 
 def explain_failure(stderr: str, returncode: int) -> str:
     """One or two sentences for a failed CPU run: the runtime's own error, a sanitizer report
     naming the kernel line and the buffer, or how the program died."""
-    for line in stderr.splitlines():
-        if line.startswith("GRADER-CPU-ERROR: "):
-            return line.removeprefix("GRADER-CPU-ERROR: ")
+    error = _said(stderr, "GRADER-CPU-ERROR: ")
+    if error is not None:
+        return error
     if _OUT_OF_MEMORY.search(stderr):
         return (
             "the kernel's program ran out of the memory it may use and was stopped "

@@ -45,7 +45,6 @@ namespace gg {
 enum class State { Ready, AtBarrier, AtWarp, Done };
 
 struct Thread {
-    uint3 idx{};
     unsigned linear = 0;
     const uint3 *view_idx = nullptr;  // its threadIdx as the kernel reads it (KernelView)
     Fiber context = nullptr;
@@ -107,11 +106,9 @@ struct Block {
 };
 
 struct Launch {
-    // block_idx, threads, order and dynamic_shared are the running block's, copied from its
-    // Block on every switch (the kernel reads its own copy of grid, block, block_idx and the
-    // current thread's index: KernelView)
-    dim3 grid, block;
-    uint3 block_idx{};
+    // threads, order and dynamic_shared are the running block's, copied from its Block on every
+    // switch (the kernel reads the built-ins from its own copy: KernelView)
+    dim3 grid;
     Thread *current = nullptr;
     Thread *threads = nullptr;
     unsigned count = 0;
@@ -504,7 +501,6 @@ inline void switch_to(Launch &l, unsigned slot) {
         }
         l.in_section = static_cast<int>(slot);
     }
-    l.block_idx = b.idx;
     g_view->head.block_idx = b.idx;
     l.running = &b;
     l.threads = b.threads;
@@ -586,7 +582,6 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     const unsigned resident = resident_blocks(count, total);
     map_view();
     l.grid = grid;
-    l.block = block;
     g_view->head.grid = grid;
     g_view->head.block = block;
     l.body = body;
@@ -606,7 +601,6 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
         for (unsigned z = 0, i = 0; z < block.z; ++z)
             for (unsigned y = 0; y < block.y; ++y)
                 for (unsigned x = 0; x < block.x; ++x, ++i) {
-                    b.threads[i].idx = uint3{x, y, z};
                     b.threads[i].linear = i;
                     b.threads[i].view_idx = &g_view_read_only->thread_idx[i];
                     if (s == 0) g_view->thread_idx[i] = uint3{x, y, z};

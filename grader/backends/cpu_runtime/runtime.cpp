@@ -24,21 +24,17 @@ void *_GG_dynamic_shared() { return ::gg::dynamic_shared(); }
 // runs at a time between barriers, and a cap on the bytes taken was still passed where a GPU gives
 // NULL (red team, rounds 8 to 10: 16 MB at once, a size rewritten, 1 MB a thread). A kernel that
 // calls malloc is left to a GPU; free(NULL) does nothing, as in CUDA.
+// The kernel's operator new and new[] (cpu_unit.DEVICE_NEW) take the device heap too.
 void *_GG_malloc(std::size_t) {
     ::gg::unsupported(
-        "the kernel calls malloc(): what a GPU's device heap gives depends on how many threads "
-        "hold blocks at once, which the CPU backend cannot reproduce");
+        "the kernel calls malloc() or new: what a GPU's device heap gives depends on how many "
+        "threads hold blocks at once, which the CPU backend cannot reproduce");
 }
+void *_GG_operator_new(std::size_t size) { return _GG_malloc(size); }
+void *_GG_operator_new_array(std::size_t size) { return _GG_malloc(size); }
 void _GG_free(void *pointer) {
     if (pointer != nullptr) ::gg::fail("free() of a pointer that malloc() did not give");
 }
-// The kernel's operator new and new[] (cpu_unit.DEVICE_NEW): the device heap too.
-void *_GG_operator_new(std::size_t) {
-    ::gg::unsupported(
-        "the kernel uses new: on a GPU it takes the device heap, whose blocks depend on how many "
-        "threads hold them at once, which the CPU backend cannot reproduce");
-}
-void *_GG_operator_new_array(std::size_t size) { return _GG_operator_new(size); }
 
 // CUDA's printf returns how many arguments it parsed (0 for none, -1 for no format), not how many
 // characters it wrote (glibc's printf gave 2 for printf("%d", 10) where CUDA gives 1, and -1 once
