@@ -152,6 +152,20 @@ def files_per_exercise() -> dict[str, int]:
     return {e.id: 1 for e in load_course(ROOT).exercises}
 
 
+def item_times() -> dict[str, float]:
+    """Seconds each item of the last `validate --backend cpu` took (validate keeps them to start
+    the longest first next time), by the file's path."""
+    sys.path.insert(0, str(ROOT))
+    from grader.validation_order import recorded
+
+    prefix = "cpu "
+    return {
+        key.removeprefix(prefix): round(seconds, 2)
+        for key, seconds in recorded().items()
+        if key.startswith(prefix)
+    }
+
+
 def main() -> int:
     rows: list[dict[str, object]] = []
     info = machine()
@@ -181,6 +195,7 @@ def main() -> int:
         estimate = sum(per_file[e] * counts[e] for e in counts) / cores
         grader(["validate", "--backend", "cpu"])  # warm
         validate_s, code = grader(["validate", "--backend", "cpu"])
+        items = item_times()
         rows.append(
             {
                 "command": "grader validate --backend cpu (warm)",
@@ -192,6 +207,11 @@ def main() -> int:
                 "ratio": round(validate_s / estimate, 2),
                 "target_s": TARGET_VALIDATE_S,
                 "met": validate_s <= TARGET_VALIDATE_S,
+                # what the run itself spent: every item's grading (as validate timed them, for its
+                # next run's order), their sum / cores, and the longest ones
+                "items": len(items),
+                "items_s_per_core": round(sum(items.values()) / cores, 1),
+                "longest_items_s": dict(sorted(items.items(), key=lambda kv: -kv[1])[:6]),
             }
         )
     print(f"machine: {info}")
@@ -202,6 +222,11 @@ def main() -> int:
             f"{row['command']:<70} {row['seconds']:>8} {row['floor_s']:>7} {row['ratio']:>6} "
             f"{row['target_s']:>5} s {met} (exit {row['exit']})\n    floor: {row['floor']}"
         )
+        if "items" in row:
+            print(
+                f"    its {row['items']} items took {row['items_s_per_core']} s per core; "
+                f"the longest: {row['longest_items_s']}"
+            )
     if "--write" in sys.argv:
         out = ROOT / "benchmarks/results/cpu_targets.json"
         info["load_average_at_end"] = round(os.getloadavg()[0], 2)

@@ -70,8 +70,10 @@ class CpuUnavailableError(Exception):
 
 
 def check_toolchain() -> str:
-    """A description of the toolchain, or CpuUnavailableError saying what to install."""
-    compiler = shutil.which(os.environ.get("CXX", "g++"))
+    """A description of the toolchain, or CpuUnavailableError saying what to install. The
+    compiler is g++ on the PATH, whatever CXX says: the builds are g++'s (its flags, its layout
+    of `__shared__` arrays, the fidelity tests), and this description is in the cache's key."""
+    compiler = shutil.which("g++")
     if compiler is None:
         raise CpuUnavailableError(
             "no C++ compiler (g++): install it (Debian/Ubuntu: apt-get install g++)"

@@ -226,11 +226,17 @@ def runtime_objects(toolchain: str, into: Path) -> None:
             ))
             for kept, target, checked in todo
         ]  # fmt: skip
-        for kept, target, process in running:
-            _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
-            if process.returncode != 0:
-                raise UnsupportedKernelError(f"the CPU runtime does not build: {stderr[-500:]}")
-            built = (Path(work) / target.name).read_bytes()
-            with contextlib.suppress(OSError):
-                write_atomic(kept, built + hashlib.sha256(built).digest())
-            target.write_bytes(built)
+        try:
+            for kept, target, process in running:
+                _, stderr = process.communicate(timeout=BUILD_TIMEOUT_S)
+                if process.returncode != 0:
+                    raise UnsupportedKernelError(f"the CPU runtime does not build: {stderr[-500:]}")
+                built = (Path(work) / target.name).read_bytes()
+                with contextlib.suppress(OSError):
+                    write_atomic(kept, built + hashlib.sha256(built).digest())
+                target.write_bytes(built)
+        finally:  # a failure or a timeout above leaves the other compiler running: not past here
+            for _, _, process in running:
+                if process.poll() is None:
+                    process.kill()
+                    process.communicate()  # reaped, its pipe closed

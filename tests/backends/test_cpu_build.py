@@ -260,8 +260,19 @@ def test_without_the_tools_that_read_a_build_the_cpu_backend_says_what_to_instal
 ) -> None:
     compiler = shutil.which("g++")
     assert compiler is not None
-    monkeypatch.setenv("CXX", compiler)
-    monkeypatch.setenv("PATH", str(tmp_path))  # no nm, readelf nor objcopy here
+    (tmp_path / "g++").symlink_to(compiler)
+    monkeypatch.setenv("PATH", str(tmp_path))  # g++, and no nm, readelf nor objcopy
     with pytest.raises(CpuUnavailableError) as missing:
         check_toolchain()
     assert str(missing.value) == "nm, readelf, objcopy missing: install binutils"
+
+
+def test_the_toolchain_is_the_g_plus_plus_the_builds_run_whatever_cxx_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the builds call g++ (cpu_unit); a description of CXX's compiler went into the cache's key
+    # and the report while g++ built
+    expected = check_toolchain()
+    assert expected.startswith("g++ ")
+    monkeypatch.setenv("CXX", "/nonexistent/clang++")
+    assert check_toolchain() == expected

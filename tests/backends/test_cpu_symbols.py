@@ -7,7 +7,9 @@ as on a GPU."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -233,3 +235,30 @@ def test_nothing_is_declared_in_the_runtime_s_namespaces(opening: str) -> None:
     )
     problems = unsupported_constructs(KernelSource(code + KERNEL, "kernel.cu"))
     assert problems and problems[0].startswith("kernel.cu:2: code in a namespace of the CPU ")
+
+
+def test_a_runtime_that_does_not_build_leaves_no_compiler_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the fast object's compiler fails at once; the checked one's was left running, unreaped
+    from grader.backends import cpu_unit
+
+    monkeypatch.setenv("GRADER_CACHE_DIR", str(tmp_path / "cache"))
+    started: list[subprocess.Popen[str]] = []
+    real_popen = subprocess.Popen
+
+    def commands(runtime: Path, output: Path, checked: bool) -> list[str]:
+        return ["sleep", "60"] if checked else ["sh", "-c", "echo 'no runtime' >&2; exit 1"]
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[str]:
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(cpu_unit, "runtime_command", commands)
+    monkeypatch.setattr(cpu_unit.subprocess, "Popen", popen)
+    into = tmp_path / "into"
+    into.mkdir()
+    with pytest.raises(UnsupportedKernelError, match="the CPU runtime does not build: no runtime"):
+        cpu_unit.runtime_objects(TOOLCHAIN, into)
+    assert len(started) == 2
+    assert all(process.returncode is not None for process in started)
