@@ -46,6 +46,16 @@ a kernel to a GPU (red team, round 8: each passed on the CPU, and would fail on 
 _UNSIZED_STACK = re.compile(
     r"Stack size for entry function '(\w+)' cannot be statically determined"
 )
+_GLOBAL_BYTES = re.compile(r"(\d+) bytes gmem")
+_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
+_STACK = re.compile(r"(\d+) bytes cumulative stack size|(\d+) bytes stack frame")
+CPU_STACK_LIMIT = 128 * 1024
+"""The most stack ptxas may give the kernel for the CPU backend to run it: half a fiber's stack
+(cuda_cpu.hpp: 256 KB, less up to 16 KB of colouring, the runtime's frames and AddressSanitizer's
+redzones; 224 KB ran in both builds). A GPU gives a thread up to 512 KB."""
+CPU_GLOBAL_LIMIT = 1 << 30
+"""The most `__device__` variables (ptxas's "bytes gmem") the CPU backend runs: its fast program
+may use 8 GB of address space (sandbox.settings.MEMORY_BYTES), where a GPU has all its memory."""
 _CACHE_FORMAT = 3
 """Part of every cache key: raise it when the cached messages' wording changes."""
 _TOO_MUCH_SHARED = re.compile(r"too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)")
@@ -66,11 +76,19 @@ class CompiledKernel:
     20054-D): g++ would run it, and the destructor at exit (cpu.CpuBackend refuses the kernel)."""
     gpu_only: tuple[str, ...] = ()
     """What NVRTC warned a GPU does that g++'s build would not ("LINE: what"; _GPU_ONLY)."""
+    global_bytes: int = 0
+    """The file's `__device__` variables (ptxas's "bytes gmem"): state that lasts from launch
+    to launch, one copy for the module (the CPU backend runs such a kernel in one program)."""
 
     def left_out(self, display_name: str) -> list[str]:
         """What NVRTC compiled out that g++ would run: the CPU backend cannot run it alike (a
         kernel that tested whether its constructor ran passed on the CPU only: red team)."""
         problems = [f"{display_name}:{where}" for where in self.gpu_only]
+        if self.global_bytes > CPU_GLOBAL_LIMIT:
+            problems.append(
+                f"{display_name}: {self.global_bytes:,} bytes of __device__ variables, over the "
+                f"{CPU_GLOBAL_LIMIT >> 30} GB the CPU backend gives them (a GPU has all its memory)"
+            )
         if self.ignored_initialisation is not None:
             problems.insert(
                 0,
@@ -221,6 +239,7 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
         spill_bytes=_int_or_none(_SPILLS, log),
         ignored_initialisation=_int_or_none(_IGNORED_INITIALISATION, log),
         gpu_only=_gpu_only(log, meta["symbol"]),
+        global_bytes=_int_or_none(_GLOBAL_BYTES, log) or 0,
     )
 
 
@@ -241,4 +260,24 @@ def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
             "thread's stack is 1 KB by default, and a deep call faults there, not on the CPU; "
             "use a loop"
         )
+    stack = _entry_stack(log, symbol)
+    if stack > CPU_STACK_LIMIT:
+        found.append(
+            f" {stack:,} bytes of stack a thread (ptxas's figure: local arrays, calls), over the "
+            f"{CPU_STACK_LIMIT // 1024} KB the CPU backend's threads have; a GPU gives up to "
+            "512 KB: keep large arrays in global or shared memory"
+        )
     return tuple(found)
+
+
+def _entry_stack(log: str, symbol: str) -> int:
+    """The stack ptxas gives the kernel `symbol`: its cumulative size (with the functions it
+    calls), else its own frame; 0 where the log says neither."""
+    entries = list(_ENTRY.finditer(log))
+    for index, entry in enumerate(entries):
+        if entry.group(1) != symbol:
+            continue
+        end = entries[index + 1].start() if index + 1 < len(entries) else len(log)
+        sizes = [int(a or b) for a, b in _STACK.findall(log, entry.end(), end)]
+        return max(sizes, default=0)
+    return 0

@@ -1,7 +1,8 @@
 """A running CPU program that takes one launch at a time (see cpu_runtime/harness_main.hpp), so
 that a kernel's `__device__` variables keep their values from one launch to the next, as they do
 on a GPU while the module is loaded: a kernel that skips its work when it has seen the inputs
-before fails here as it does there.
+before fails here as it does there. (A build has two programs, fast and checked, each with its
+copy: a kernel with `__device__` variables runs all its launches in the fast one, cpu.py.)
 
 The program runs in the sandbox with the grader's limits, from a copy in a work directory of its
 own. Inputs and outputs go through the pipes the grader holds, never through files the program

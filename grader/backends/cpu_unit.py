@@ -27,10 +27,15 @@ RUNTIME_UNIT = "runtime.cpp"
 """In RUNTIME_DIR: the runtime's and the harness's unit (it includes the other files there)."""
 LINKER_SCRIPT = "shared.ld"
 """In RUNTIME_DIR: the `__shared__` arrays' place, between guards (g++ -Wl,-T)."""
-DEVICE_NEW = {"_Znwm": "_GG_operator_new", "_Znam": "_GG_operator_new_array"}
-"""`operator new` and `new[]` as the kernel's object names them, and the runtime's functions they
-become (runtime.cpp): on a GPU they take the device heap, as malloc does, which the CPU backend
-leaves to a GPU (red team, round 10)."""
+DEVICE_NEW = {
+    "_Znwm": "_GG_operator_new",
+    "_Znam": "_GG_operator_new_array",
+    "_ZnwmSt11align_val_t": "_GG_operator_new_aligned",
+    "_ZnamSt11align_val_t": "_GG_operator_new_array_aligned",
+}
+"""`operator new` and `new[]` (C++17's aligned ones too) as the kernel's object names them, and the
+runtime's functions they become (runtime.cpp): on a GPU they take the device heap, as malloc
+does, which the CPU backend leaves to a GPU (red team, rounds 10 and 11)."""
 KERNEL_ENTRY = "_GG_student_kernel"
 """The symbol the harness calls the kernel by (runtime.cpp), given to the kernel NVRTC named."""
 BUILD_TIMEOUT_S = 180

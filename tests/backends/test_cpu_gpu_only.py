@@ -4,12 +4,14 @@ the CPU backend, and would fail on a GPU)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from grader.backends.compiler import _gpu_only
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from tests.backends.programs import build_program
 from tests.backends.sessions import assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 from tests.conftest import ROOT
 
@@ -21,6 +23,10 @@ except CpuUnavailableError as exc:
 ROUND_8 = ROOT / "tests/data/gpu_tells/round8"
 ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
 ROUND_10 = ROOT / "tests/data/gpu_tells/round10"
+ROUND_11 = ROOT / "tests/data/gpu_tells/round11"
+CASES_UP_TO_THIN_1000 = [
+    "tiny 1x1x1", "K = 1", "odd 17x33x65", "square 64", "thin 31x1024x33", "thin 1000x1x999"
+]  # fmt: skip
 SYMBOL = "_Z12matmul_tiledPKfS0_Pfiii"
 
 
@@ -157,3 +163,62 @@ def test_what_a_gpu_s_heap_or_printf_does_past_the_cpu_s_reach_is_left_to_a_gpu(
     small_course: Path, file: Path, why: str
 ) -> None:
     assert_left_to_a_gpu(small_course, file, why)
+
+
+@pytest.mark.parametrize(
+    ("file", "passing"),
+    [
+        # writes nothing once a small shape has set its flag: the large cases come after the small
+        (ROUND_11 / "device_state_split_checked_fast.cu", CASES_UP_TO_THIN_1000),
+        # the count of K's tiles kept from the first launch (K = 1): only K <= 16 comes out right
+        (
+            ROUND_11 / "device_state_cached_steps_honest.cu",
+            ["tiny 1x1x1", "K = 1", "thin 1000x1x999", "wide 1100x7x1030"],
+        ),
+    ],
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_a_kernel_s_device_variables_are_one_copy_for_every_shape_as_on_a_gpu(
+    file: Path, passing: list[str]
+) -> None:
+    # the small shapes ran in the checked program and the large ones in the fast one, whose copy
+    # of the variables started afresh: 100/100 and 73/100 on the CPU (red team, round 11)
+    report = graded_as_ex1(ROOT, file.read_text())
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    passed = [c.name.removeprefix("correctness ") for c in correctness if c.status == "passed"]
+    assert passed == passing
+    assert all(c.status == "failed" for c in correctness if c.status != "passed")
+    assert not report.needs_gpu
+
+
+def test_a_thread_stack_past_the_cpu_s_fibers_is_left_to_a_gpu(small_course: Path) -> None:
+    # 264,000 bytes a thread: ptxas sizes it, a GPU runs it; the CPU's fibers overflowed, and a
+    # right kernel failed (red team, round 11)
+    assert_left_to_a_gpu(
+        small_course,
+        ROUND_11 / "local_array_264k_right_kernel.cu",
+        "264,000 bytes of stack a thread",
+    )
+
+
+def test_an_over_aligned_new_is_left_to_a_gpu_as_the_device_heap_it_takes(
+    small_course: Path,
+) -> None:
+    # its PTX calls __cuda_syscall_aligned_malloc: it was told "no GPU can load such a kernel"
+    assert_left_to_a_gpu(small_course, ROUND_11 / "aligned_new_syscall.cu", "calls malloc() or new")
+
+
+def test_the_kernel_s_aligned_new_is_the_runtime_s_refusal(tmp_path: Path) -> None:
+    # behind the PTX check: g++'s operator new(size_t, align_val_t) was the C++ library's heap
+    text = (
+        "struct alignas(64) Slot { float acc; float pad[15]; };\n"
+        "__device__ Slot *kept;\n"
+        "__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K,"
+        " int N) { kept = new Slot; C[0] = 1.0f; }\n"
+    )
+    program = build_program(tmp_path, text, SYMBOL, checked=False)
+    fields = [1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0, 10_000, 1, 1, 1]
+    request = " ".join(map(str, fields)).encode() + b"\n" + bytes(12)
+    done = subprocess.run([str(program)], input=request, capture_output=True, check=False)
+    assert done.returncode == 71, done.stderr.decode()[-2000:]
+    assert b"GRADER-CPU-UNSUPPORTED: the kernel calls malloc() or new" in done.stderr

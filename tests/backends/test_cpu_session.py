@@ -10,7 +10,13 @@ import pytest
 
 from grader.backends.base import KernelRuntimeError
 from grader.backends.compiler import CompiledKernel, compile_kernel
-from grader.backends.cpu import CpuBackend, CpuUnavailableError, check_toolchain, cpu_seconds
+from grader.backends.cpu import (
+    CHECKED_LIMIT,
+    CpuBackend,
+    CpuUnavailableError,
+    check_toolchain,
+    cpu_seconds,
+)
 from grader.checks.correctness import make_launch
 from grader.sandbox.settings import SANDBOX_ENV
 from grader.source import KernelSource
@@ -58,9 +64,11 @@ def _children_cpu_s() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _launch(backend: CpuBackend, a0: float = 0.0) -> float:
-    a = np.full((1, 1), a0, dtype=np.float32)
-    launch = make_launch(a, a, Shape(1, 1, 1), LaunchSpec(block=(1, 1), tile=(1, 1)))
+def _launch(backend: CpuBackend, a0: float = 0.0, k: int = 1) -> float:
+    """C[0] after one launch of one thread on 1 x k x 1 inputs whose A[0] is a0."""
+    a = np.full((1, k), a0, dtype=np.float32)
+    b = np.zeros((k, 1), dtype=np.float32)
+    launch = make_launch(a, b, Shape(1, k, 1), LaunchSpec(block=(1, 1), tile=(1, 1)))
     output = backend.run_gemm(launch)
     return float(output.c[launch.offset])
 
@@ -73,11 +81,23 @@ def test_device_variables_keep_their_values_between_launches() -> None:
         backend.close()
 
 
+def test_device_variables_are_one_copy_for_small_and_large_shapes() -> None:
+    # small shapes ran in the checked program, large ones in the fast one: two copies, where a
+    # GPU's module has one (red team, round 11)
+    backend = _backend()
+    try:
+        counts = [_launch(backend), _launch(backend, k=CHECKED_LIMIT + 1), _launch(backend)]
+        assert counts == [1.0, 2.0, 3.0]
+    finally:
+        backend.close()
+
+
 def test_a_program_that_dies_is_replaced_by_a_fresh_one() -> None:
     backend = _backend()
     try:
         assert _launch(backend) == 1.0
-        with pytest.raises(KernelRuntimeError, match=r"count\.cu:8: store to null pointer"):
+        # a kernel with __device__ variables runs in the fast program alone: a fault is a signal
+        with pytest.raises(KernelRuntimeError, match=r"killed by SIGSEGV"):
             _launch(backend, a0=1000.0)
         assert _launch(backend) == 1.0  # a new program: its __device__ memory starts afresh
     finally:

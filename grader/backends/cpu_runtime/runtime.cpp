@@ -32,6 +32,8 @@ void *_GG_malloc(std::size_t) {
 }
 void *_GG_operator_new(std::size_t size) { return _GG_malloc(size); }
 void *_GG_operator_new_array(std::size_t size) { return _GG_malloc(size); }
+void *_GG_operator_new_aligned(std::size_t size, std::size_t) { return _GG_malloc(size); }
+void *_GG_operator_new_array_aligned(std::size_t size, std::size_t) { return _GG_malloc(size); }
 void _GG_free(void *pointer) {
     if (pointer != nullptr) ::gg::fail("free() of a pointer that malloc() did not give");
 }
