@@ -25,7 +25,7 @@ def render_markdown(report: Report) -> str:
     lines = [
         f"# {markdown_text(f'{report.exercise}: {report.title}')}",
         "",
-        f"**{verdict(report.passed, (c.message for c in report.checks))}**, "
+        f"**{verdict(report)}**, "
         f"{total_points(report.score, report.max_score, report.pending, report.needs_gpu)}. "
         f"{markdown_code_span(report.source)} {_where(report)}.",
         "",

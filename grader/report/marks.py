@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from grader.results import DESELECTED
+from grader.results import DESELECTED, Report
 
 STYLE = {
     "passed": "bold green",
@@ -45,9 +43,15 @@ def total_points(score: float, max_score: float, pending: float, needs_gpu: floa
     return f"{total} ({', '.join(waiting)})" if waiting else total
 
 
-def verdict(passed: bool, messages: Iterable[str] = ()) -> str:
-    """PASSED or FAILED; of the checks -k selected only, where some of `messages` (the checks')
-    say -k left them out: a part of the grading passing is not the exercise passing."""
-    word = "PASSED" if passed else "FAILED"
-    partial = any(m.startswith(DESELECTED) for m in messages)
-    return f"{word} (the checks -k selected)" if partial else word
+def verdict(report: Report) -> str:
+    """PASSED or FAILED, and of what, where it is not the whole exercise: the checks -k selected
+    (some checks say -k left them out), or what ran without a GPU (points wait for one). A part of
+    the grading passing is not the exercise passing."""
+    if not report.passed:
+        return "FAILED"
+    scope = []
+    if any(c.message.startswith(DESELECTED) for c in report.checks):
+        scope.append("the checks -k selected")
+    if report.needs_gpu:
+        scope.append("what ran without a GPU")
+    return f"PASSED ({'; '.join(scope)})" if scope else "PASSED"

@@ -78,7 +78,7 @@ def _details(report: Report, verbose: bool = False) -> list[RenderableType]:
 def _summary(report: Report) -> Text:
     summary = Text.assemble(
         (
-            verdict(report.passed, (c.message for c in report.checks)),
+            verdict(report),
             STYLE["passed" if report.passed else "failed"],
         ),
         f"  {total_points(report.score, report.max_score, report.pending, report.needs_gpu)}",
@@ -124,7 +124,7 @@ def print_summary_of_all(reports: list[Report], console: Console) -> None:
         status = "passed" if report.passed else "failed"
         table.add_row(
             Text(f"{report.exercise}: {report.title}"),
-            Text(verdict(report.passed, (c.message for c in report.checks)), style=STYLE[status]),
+            Text(verdict(report), style=STYLE[status]),
             total_points(report.score, report.max_score, report.pending, report.needs_gpu),
             Text(report.source),
         )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from grader.report.markdown import render_markdown
 from grader.report.terminal import render_terminal
-from grader.results import CheckResult, DeviceInfo, Report
+from grader.results import NEEDS_GPU, CheckResult, DeviceInfo, Report
 
 
 def _shown(report: Report) -> str:
@@ -29,3 +30,19 @@ def test_checks_that_fail_with_one_message_are_named_together_and_it_is_said_onc
     names = "answers TILE_SIZE=8 figures, answers TILE_SIZE=16 figures, answers TILE_SIZE=32"
     assert names in shown
     assert "answers limit of 64: FAIL" in shown  # a message of its own, under its own name
+
+
+def test_a_kernel_whose_correctness_waits_for_a_gpu_passes_only_what_ran_without_one() -> None:
+    # "PASSED  10/100 points (90 need a GPU)": a student read the exercise as passed
+    skipped = f"{NEEDS_GPU}: the CPU backend cannot run this kernel; a GPU grades it"
+    checks = [
+        CheckResult("compile", "compile", "passed", 10, 10, "compiled"),
+        CheckResult("correctness tiny 1x1x1", "correctness", "skipped", 0, 90, skipped),
+    ]
+    report = Report("ex1", "Non-square", "kernel.cu", 1, DeviceInfo("cpu", "-"), checks)
+    assert "PASSED (what ran without a GPU)  10/100 points (90 need a GPU)" in _shown(report)
+    assert "**PASSED (what ran without a GPU)**, 10/100 points (90 need a GPU)." in (
+        render_markdown(report)
+    )
+    whole = Report("ex1", "Non-square", "kernel.cu", 1, DeviceInfo("cpu", "-"), checks[:1])
+    assert "PASSED  10/10 points" in _shown(whole)
