@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import __version__, program_cache
-from grader.backends import nvrtc
+from grader.backends import cubin, nvrtc
 from grader.program_cache import cache_dir
 from grader.source import KernelSource, find_global_functions, find_refusals
 
@@ -46,7 +46,9 @@ a kernel to a GPU (red team, round 8: each passed on the CPU, and would fail on 
 _UNSIZED_STACK = re.compile(
     r"Stack size for entry function '(\w+)' cannot be statically determined"
 )
-_GLOBAL_BYTES = re.compile(r"(\d+) bytes gmem")
+_PTXAS_START = re.compile(r"^ptxas info\s*: \d+ bytes gmem", re.MULTILINE)
+"""ptxas's first line. Its part of the log comes after NVRTC's warnings, which quote the student's
+lines (comments too): the figures are read from the last such line on, never before it."""
 _ENTRY = re.compile(r"Compiling entry function '(\w+)'")
 _STACK = re.compile(r"(\d+) bytes cumulative stack size|(\d+) bytes stack frame")
 CPU_STACK_LIMIT = 128 * 1024
@@ -229,7 +231,7 @@ def compile_kernel(
 
 
 def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKernel:
-    log = meta["log"]
+    log = _ptxas_part(meta["log"])
     return CompiledKernel(
         cubin_path=cubin_path,
         symbol=meta["symbol"],
@@ -237,10 +239,26 @@ def _compiled(cubin_path: Path, meta: dict[str, str], name: str) -> CompiledKern
         registers=_int_or_none(_RESOURCES, log),
         shared_bytes=_int_or_none(_SMEM, log) or 0,
         spill_bytes=_int_or_none(_SPILLS, log),
-        ignored_initialisation=_int_or_none(_IGNORED_INITIALISATION, log),
-        gpu_only=_gpu_only(log, meta["symbol"]),
-        global_bytes=_int_or_none(_GLOBAL_BYTES, log) or 0,
+        ignored_initialisation=_int_or_none(_IGNORED_INITIALISATION, meta["log"]),
+        gpu_only=_gpu_only(meta["log"], meta["symbol"]),
+        global_bytes=_global_bytes(cubin_path),
     )
+
+
+def _ptxas_part(log: str) -> str:
+    """ptxas's lines of NVRTC's log ("" where it wrote none)."""
+    starts = list(_PTXAS_START.finditer(log))
+    return log[starts[-1].start() :] if starts else ""
+
+
+def _global_bytes(cubin_path: Path) -> int:
+    """The module's `__device__` variables, from the cubin's sections; 1 where it cannot be read
+    (as if it had some: the CPU backend then runs every launch in one program, which is right
+    either way)."""
+    try:
+        return cubin.global_bytes(cubin_path.read_bytes())
+    except (OSError, ValueError):
+        return 1
 
 
 def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
@@ -252,7 +270,8 @@ def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
         if match:
             found.append(f"{match.group(1)}: {what}")
     # ptxas names every entry function whose stack it cannot size: this one's, wherever it comes
-    # (another kernel of the file named first hid it: red team, round 9)
+    # (another kernel of the file named first hid it: red team, round 9). Its warnings come
+    # before its figures: the whole log is read (one quoted in a comment only refuses)
     if any(unsized.group(1) == symbol for unsized in _UNSIZED_STACK.finditer(log)):
         # a GPU thread's stack is 1 KB by default; the CPU's fibers have 256 KB
         found.append(
@@ -260,7 +279,7 @@ def _gpu_only(log: str, symbol: str) -> tuple[str, ...]:
             "thread's stack is 1 KB by default, and a deep call faults there, not on the CPU; "
             "use a loop"
         )
-    stack = _entry_stack(log, symbol)
+    stack = _entry_stack(_ptxas_part(log), symbol)  # a forged figure must not hide the real one
     if stack > CPU_STACK_LIMIT:
         found.append(
             f" {stack:,} bytes of stack a thread (ptxas's figure: local arrays, calls), over the "

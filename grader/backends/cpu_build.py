@@ -45,7 +45,7 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-_BUILD_FORMAT = "9: NVRTC's view proven by PTX; NVRTC's symbol; kernel unit apart; no malloc"
+_BUILD_FORMAT = "10: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -224,6 +224,9 @@ def _link(
     trespass = cpu_symbols.trespass(obj, program.checked, display_name)
     if trespass:
         return trespass
+    oversized = cpu_symbols.oversized_stack(obj, program.checked, display_name)
+    if oversized:
+        return oversized
     defined = cpu_symbols.defined_symbols(obj)
     found = [name for name in kernel if name in defined]
     if not found:

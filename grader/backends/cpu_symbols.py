@@ -9,6 +9,7 @@ the libraries define: the object's symbols are all made internal but the kernel'
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -53,3 +54,46 @@ def trespass(obj: Path, checked: bool, display_name: str) -> str | None:
                 "supported by the CPU backend"
             )
     return None
+
+
+FIBER_STACK_USE = 192 * 1024
+"""The most stack g++'s build of the student's unit may take, all its functions' frames together
+(a bound on any chain of calls; recursion is left to a GPU): a CUDA thread's fiber has 256 KB
+(cuda_cpu.hpp), less up to 16 KB of colouring and the runtime's own frames."""
+
+
+def stack_use(obj: Path) -> int | None:
+    """The bytes of stack every function of `obj`'s unit takes together, from the `.su` file g++
+    wrote beside it (-fstack-usage); None where a frame is dynamic without a bound, or the file
+    is missing or malformed."""
+    try:  # written by g++ in the sandbox: read as a regular file only, never through a link
+        descriptor = os.open(obj.with_suffix(".su"), os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(descriptor, "rb") as file:
+            text = file.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
+    total = 0
+    for line in text.splitlines():
+        fields = line.rsplit("\t", 2)
+        if len(fields) != 3 or not fields[1].isdigit():
+            return None
+        if fields[2].startswith("dynamic") and "bounded" not in fields[2]:
+            return None
+        total += int(fields[1])
+    return total
+
+
+def oversized_stack(obj: Path, checked: bool, display_name: str) -> str | None:
+    """Why the CPU's threads could not hold g++'s frames of the student's code, None when they
+    can. ptxas's figure (compiler.CPU_STACK_LIMIT) is NVRTC's program; g++ may keep what NVVM
+    removed: a right kernel's local array that NVRTC folded away overflowed the checked build's
+    fibers (-O1) and failed (red team, round 12)."""
+    used = stack_use(obj)
+    if used is not None and used <= FIBER_STACK_USE:
+        return None
+    build = "checked (-O1, sanitizers)" if checked else "fast (-O2)"
+    size = "a stack it cannot size" if used is None else f"{used:,} bytes of stack"
+    return (
+        f"{display_name}: g++'s {build} build of it takes {size} a thread (a local array NVRTC "
+        f"may remove), over the {FIBER_STACK_USE // 1024} KB the CPU backend's threads have"
+    )

@@ -24,6 +24,7 @@ ROUND_8 = ROOT / "tests/data/gpu_tells/round8"
 ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
 ROUND_10 = ROOT / "tests/data/gpu_tells/round10"
 ROUND_11 = ROOT / "tests/data/gpu_tells/round11"
+ROUND_12 = ROOT / "tests/data/gpu_tells/round12"
 CASES_UP_TO_THIN_1000 = [
     "tiny 1x1x1", "K = 1", "odd 17x33x65", "square 64", "thin 31x1024x33", "thin 1000x1x999"
 ]  # fmt: skip
@@ -170,6 +171,10 @@ def test_what_a_gpu_s_heap_or_printf_does_past_the_cpu_s_reach_is_left_to_a_gpu(
     [
         # writes nothing once a small shape has set its flag: the large cases come after the small
         (ROUND_11 / "device_state_split_checked_fast.cu", CASES_UP_TO_THIN_1000),
+        # the same, with "0 bytes gmem" in a comment or a #warning, which NVRTC's log quotes
+        # before ptxas's own figure: it was read as the file's, and the cheat passed (round 12)
+        (ROUND_12 / "comment_forges_gmem.cu", CASES_UP_TO_THIN_1000),
+        (ROUND_12 / "warning_forges_gmem.cu", CASES_UP_TO_THIN_1000),
         # the count of K's tiles kept from the first launch (K = 1): only K <= 16 comes out right
         (
             ROUND_11 / "device_state_cached_steps_honest.cu",
@@ -199,6 +204,22 @@ def test_a_thread_stack_past_the_cpu_s_fibers_is_left_to_a_gpu(small_course: Pat
         ROUND_11 / "local_array_264k_right_kernel.cu",
         "264,000 bytes of stack a thread",
     )
+
+
+@pytest.mark.parametrize(
+    ("file", "why"),
+    [
+        # a comment naming the kernel's "Compiling entry function" line hid ptxas's 264,000 bytes
+        (ROUND_12 / "comment_forges_stack.cu", "264,000 bytes of stack a thread"),
+        # NVVM removes the array (ptxas: 0 bytes), g++ -O1 keeps 280 KB: a right kernel failed
+        (ROUND_12 / "stack_nvvm_folds_gpp_keeps.cu", "g++'s checked (-O1, sanitizers) build"),
+    ],
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_a_stack_the_cpu_s_threads_cannot_hold_is_left_to_a_gpu_whoever_sizes_it(
+    small_course: Path, file: Path, why: str
+) -> None:
+    assert_left_to_a_gpu(small_course, file, why)
 
 
 def test_an_over_aligned_new_is_left_to_a_gpu_as_the_device_heap_it_takes(
