@@ -56,7 +56,7 @@ CPU_STACK_LIMIT = 128 * 1024
 (cuda_cpu.hpp: 256 KB, less up to 16 KB of colouring, the runtime's frames and AddressSanitizer's
 redzones; 224 KB ran in both builds). A GPU gives a thread up to 512 KB."""
 CPU_GLOBAL_LIMIT = 1 << 30
-"""The most `__device__` variables (ptxas's "bytes gmem") the CPU backend runs: its fast program
+"""The most bytes of `__device__` variables the CPU backend runs: its fast program
 may use 8 GB of address space (sandbox.settings.MEMORY_BYTES), where a GPU has all its memory."""
 _CACHE_FORMAT = 3
 """Part of every cache key: raise it when the cached messages' wording changes."""
@@ -79,8 +79,9 @@ class CompiledKernel:
     gpu_only: tuple[str, ...] = ()
     """What NVRTC warned a GPU does that g++'s build would not ("LINE: what"; _GPU_ONLY)."""
     global_bytes: int = 0
-    """The file's `__device__` variables (ptxas's "bytes gmem"): state that lasts from launch
-    to launch, one copy for the module (the CPU backend runs such a kernel in one program)."""
+    """The file's `__device__` variables (the cubin's `.nv.global` sections): state that lasts
+    from launch to launch, one copy for the module (the CPU backend runs such a kernel in one
+    program)."""
 
     def left_out(self, display_name: str) -> list[str]:
         """What NVRTC compiled out that g++ would run: the CPU backend cannot run it alike (a
