@@ -45,7 +45,7 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-_BUILD_FORMAT = "10: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su"
+_BUILD_FORMAT = "11: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 

@@ -10,6 +10,7 @@ the libraries define: the object's symbols are all made internal but the kernel'
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -62,15 +63,53 @@ FIBER_STACK_USE = 192 * 1024
 (cuda_cpu.hpp), less up to 16 KB of colouring and the runtime's own frames."""
 
 
+_EDGE = re.compile(r'^edge: \{ sourcename: "([^"]*)" targetname: "([^"]*)"', re.MULTILINE)
+
+
+def _beside(obj: Path, suffix: str) -> str | None:
+    """The text of the file g++ wrote beside `obj` with this suffix (None if there is none): read
+    as a regular file only, never through a link (g++ ran in the sandbox)."""
+    try:
+        descriptor = os.open(obj.with_suffix(suffix), os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(descriptor, "rb") as file:
+            return file.read(1 << 22).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def recursive_function(obj: Path) -> str | None:
+    """A function of `obj`'s unit that reaches itself through direct calls, from the call graph g++
+    wrote beside it (-fcallgraph-info: `.ci`); "?" where there is none to read."""
+    text = _beside(obj, ".ci")
+    if text is None:
+        return "?"
+    calls: dict[str, set[str]] = {}
+    for caller, callee in _EDGE.findall(text):
+        calls.setdefault(caller, set()).add(callee)
+    done: set[str] = set()
+    for root in calls:
+        path, on_path = [(root, iter(calls.get(root, ())))], {root}
+        while path:
+            function, callees = path[-1]
+            callee = next(callees, None)
+            if callee is None:
+                path.pop()
+                on_path.discard(function)
+                done.add(function)
+            elif callee in on_path:
+                return callee
+            elif callee not in done:
+                path.append((callee, iter(calls.get(callee, ()))))
+                on_path.add(callee)
+    return None
+
+
 def stack_use(obj: Path) -> int | None:
     """The bytes of stack every function of `obj`'s unit takes together, from the `.su` file g++
     wrote beside it (-fstack-usage); None where a frame is dynamic without a bound, or the file
     is missing or malformed."""
-    try:  # written by g++ in the sandbox: read as a regular file only, never through a link
-        descriptor = os.open(obj.with_suffix(".su"), os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(descriptor, "rb") as file:
-            text = file.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
+    text = _beside(obj, ".su")
+    if text is None:
         return None
     total = 0
     for line in text.splitlines():
@@ -88,10 +127,19 @@ def oversized_stack(obj: Path, checked: bool, display_name: str) -> str | None:
     can. ptxas's figure (compiler.CPU_STACK_LIMIT) is NVRTC's program; g++ may keep what NVVM
     removed: a right kernel's local array that NVRTC folded away overflowed the checked build's
     fibers (-O1) and failed (red team, round 12)."""
+    build = "checked (-O1, sanitizers)" if checked else "fast (-O2)"
+    recursive = recursive_function(obj)
+    if recursive is not None:
+        # NVVM turned a tail call into a loop that g++ -O1 keeps: a right kernel's recursion as
+        # deep as K overflowed the fibers and failed (red team, round 13); ptxas leaves any other
+        # recursion to a GPU before the build
+        return (
+            f"{display_name}: g++'s {build} build of it keeps a recursive call ({recursive}), "
+            "which NVRTC may turn into a loop: the CPU backend's threads cannot hold its depth"
+        )
     used = stack_use(obj)
     if used is not None and used <= FIBER_STACK_USE:
         return None
-    build = "checked (-O1, sanitizers)" if checked else "fast (-O2)"
     size = "a stack it cannot size" if used is None else f"{used:,} bytes of stack"
     return (
         f"{display_name}: g++'s {build} build of it takes {size} a thread (a local array NVRTC "

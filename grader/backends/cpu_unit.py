@@ -147,11 +147,11 @@ def unit_text(text: str) -> str:
 
 def compile_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
     """g++ compiling the kernel's unit to an object, for one of the two programs (fast, or
-    checked: with the sanitizers), and each function's stack frame beside it (`-fstack-usage`:
-    OUTPUT with the suffix .su; cpu_symbols.stack_use)."""
+    checked: with the sanitizers), and beside it each function's stack frame and the calls
+    between them (OUTPUT with the suffixes .su and .ci; cpu_symbols.oversized_stack)."""
     return [
-        "g++", *kernel_unit_flags(checked), "-fstack-usage", "-I", str(runtime), "-c", str(unit),
-        "-o", str(output),
+        "g++", *kernel_unit_flags(checked), "-fstack-usage", "-fcallgraph-info", "-I", str(runtime),
+        "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 

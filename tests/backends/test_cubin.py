@@ -29,7 +29,7 @@ def test_the_device_variables_are_the_cubin_s_global_sections_whatever_the_log_q
 
 def test_ptxas_s_part_of_the_log_starts_at_its_own_first_line() -> None:
     log = (
-        "k.cu(4): warning #177-D: variable \"unused\" was declared but never referenced\n"
+        'k.cu(4): warning #177-D: variable "unused" was declared but never referenced\n'
         "ptxas info    : 0 bytes gmem\n"  # as a quoted source line could read
         "\n"
         "ptxas info    : 16 bytes gmem\n"

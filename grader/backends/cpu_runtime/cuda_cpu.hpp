@@ -257,6 +257,31 @@ inline std::size_t shared_section_size() {
     return shared_section() == nullptr ? 0 : static_cast<std::size_t>(end - shared_section());
 }
 
+// The fast build has no sanitizer to poison shared.ld's guards: from each launch's start they hold
+// 0xFF bytes (a float read there is NaN, as in the reserved KB), and a byte changed there by its end
+// was a store outside the block's shared memory, which faults on a GPU. (A read just past the last
+// array got the 0.0f the section started with: an off-by-one that adds b_tile[16][tx] passed the
+// large shapes, and every shape with a __device__ counter, which runs in this build alone; red
+// team, round 13.)
+inline void fill_guards() {
+#if !GG_ASAN
+    if (_GG_guards_begin == nullptr) return;
+    std::memset(_GG_guards_begin, 0xFF, static_cast<std::size_t>(_GG_shared_begin - _GG_guards_begin));
+    std::memset(_GG_shared_end, 0xFF, static_cast<std::size_t>(_GG_guards_end - _GG_shared_end));
+#endif
+}
+
+inline bool guards_kept() {
+#if !GG_ASAN
+    if (_GG_guards_begin == nullptr) return true;
+    for (const char *p = _GG_guards_begin; p < _GG_shared_begin; ++p)
+        if (*p != '\xFF') return false;
+    for (const char *p = _GG_shared_end; p < _GG_guards_end; ++p)
+        if (*p != '\xFF') return false;
+#endif
+    return true;
+}
+
 // Copies between the section and a block's copy of it, which stay between the guards.
 inline void copy_bytes(char *to, const char *from, std::size_t size) { std::memcpy(to, from, size); }
 
@@ -591,6 +616,7 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     l.in_section = -1;
     allocate_stacks(l, std::size_t(count) * resident);
     const std::size_t shared_size = shared_section_size();
+    fill_guards();
     Thread *threads = new Thread[std::size_t(count) * resident];
     unsigned *visits = new unsigned[std::size_t(count) * resident];
     l.blocks = new Block[resident];
@@ -652,6 +678,9 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     l.order = nullptr;
     l.dynamic_shared = nullptr;
     l.resident = 0;
+    if (!guards_kept())
+        fail("a store outside the block's shared memory (past its last __shared__ array, or below "
+             "the 1 KB a GPU reserves under them), which faults on a GPU");
 }
 
 inline void *dynamic_shared() { return launch_state().dynamic_shared; }

@@ -1,0 +1,53 @@
+"""The fast build (-O2, no sanitizers) runs the large shapes, and every shape of a kernel with
+`__device__` variables: what the checked build's sanitizers catch there, it must catch too, or
+leave to a GPU (red team, round 13: files in tests/data/gpu_tells/round13/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from tests.backends.sessions import graded_as_ex1
+from tests.backends.test_cpu_gpu_only import assert_left_to_a_gpu
+from tests.conftest import ROOT
+
+try:
+    check_toolchain()
+except CpuUnavailableError as exc:
+    pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
+
+ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
+
+
+@pytest.mark.parametrize(
+    ("file", "said"),
+    [
+        # k <= TILE_SIZE reads b_tile[16][tx], past the last array: 0.0f in the fast build's
+        # guard, so the sum came out right (100/100 with a __device__ counter; a GPU faults)
+        (ROUND_13 / "offbyone_shared_device_counter.cu", "NaN"),
+        # a row kept past the last array, read back: extra shared memory on the CPU only
+        (ROUND_13 / "store_past_last_shared_array.cu", "a store outside the block's shared memory"),
+    ],
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_an_access_past_the_last_shared_array_fails_every_case_in_the_fast_build(
+    small_course: Path, file: Path, said: str
+) -> None:
+    # the small course's shapes, in the fast build alone (the kernel has a __device__ counter)
+    report = graded_as_ex1(small_course, file.read_text())
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and not report.needs_gpu
+    assert all(c.status == "failed" for c in correctness), [c.status for c in correctness]
+    assert said in correctness[0].message, correctness[0].message
+
+
+def test_a_recursion_g_plus_plus_keeps_and_nvrtc_turns_into_a_loop_is_left_to_a_gpu(
+    small_course: Path,
+) -> None:
+    # ptxas: no stack (NVVM made the tail call a loop); g++ -O1 kept it, K deep: a right kernel
+    # overflowed the fibers at K = 1024 and failed (91/100)
+    assert_left_to_a_gpu(
+        small_course, ROUND_13 / "tailrec_frame_right_kernel.cu", "keeps a recursive call"
+    )
