@@ -39,13 +39,14 @@ from grader.backends.cpu_unit import (
     localize_commands,
     runtime_key,
     runtime_objects,
+    shared_pad_for,
     unit_text,
 )
 from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-_BUILD_FORMAT = "11: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
+_BUILD_FORMAT = "12: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -234,9 +235,10 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
+    pad = shared_pad_for(*cpu_symbols.shared_arrays(obj))
     for command in (
         *localize_commands(obj, found[0], local),
-        link_command(runtime, local, output, program.checked),
+        link_command(runtime, local, output, program.checked, pad),
     ):
         try:
             done = sandbox.run(command, work, timeout=BUILD_TIMEOUT_S, writable=True)

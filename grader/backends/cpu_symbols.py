@@ -44,6 +44,20 @@ def start_up_sections(obj: Path) -> list[str]:
     return found
 
 
+def shared_arrays(obj: Path) -> tuple[int, int]:
+    """The size and alignment of `obj`'s `__shared__` arrays (its gg_shared section; 0 and 1
+    where it has none)."""
+    sections = subprocess.run(
+        ["readelf", "-W", "-S", str(obj)], capture_output=True, text=True, timeout=60,
+        check=True,
+    ).stdout  # fmt: skip
+    for line in sections.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 10 and fields[1] == "gg_shared":
+            return int(fields[5], 16), int(fields[-1])
+    return 0, 1
+
+
 def trespass(obj: Path, checked: bool, display_name: str) -> str | None:
     """Why the student's object runs code outside its kernel, None when it does not."""
     allowed = _SANITIZER_SECTIONS if checked else frozenset()

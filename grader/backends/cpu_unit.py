@@ -170,14 +170,31 @@ def localize_commands(obj: Path, kernel: str, output: Path) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def link_command(runtime: Path, obj: Path, output: Path, checked: bool) -> list[str]:
+def link_command(
+    runtime: Path, obj: Path, output: Path, checked: bool, shared_pad: int = 0
+) -> list[str]:
     """g++ linking the runtime's object (in `runtime`, with the linker script) and the kernel's.
     The runtime's comes first: where both hold a copy of one inline function, the linker keeps
-    the first."""
+    the first. `shared_pad`: bytes below the block's shared memory that make its arrays end on a
+    page (shared_pad_for)."""
     return [
         "g++", *build_flags(checked), str(runtime / runtime_object_name(checked)), str(obj),
         "-o", str(output), "-lboost_context", f"-Wl,-T,{runtime / LINKER_SCRIPT}",
+        f"-Wl,--defsym=_GG_shared_pad={shared_pad}",
     ]  # fmt: skip
+
+
+PAGE = 4096
+
+
+def shared_pad_for(size: int, alignment: int) -> int:
+    """The bytes to leave below a block's shared memory (shared.ld) so that its `__shared__`
+    arrays, `size` bytes that start on a multiple of `alignment`, end on a page: there the
+    fast build's guard starts, pages no access may reach, as a GPU faults one just past the last
+    array (red team, round 14). Where the alignment allows no exact end, the arrays end less than
+    `alignment` bytes below the page (the runtime fills those bytes and checks them)."""
+    alignment = max(1, alignment)
+    return (-size % PAGE) // alignment * alignment
 
 
 def runtime_object_name(checked: bool) -> str:

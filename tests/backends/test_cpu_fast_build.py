@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.backends.cpu_unit import PAGE, shared_pad_for
 from tests.backends.sessions import graded_as_ex1
 from tests.backends.test_cpu_gpu_only import assert_left_to_a_gpu
 from tests.conftest import ROOT
@@ -19,6 +20,8 @@ except CpuUnavailableError as exc:
     pytest.skip(f"CPU backend unavailable: {exc}", allow_module_level=True)
 
 ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
+ROUND_14 = ROOT / "tests/data/gpu_tells/round14"
+OUTSIDE = "an access outside the block's shared memory"
 
 
 @pytest.mark.parametrize(
@@ -26,9 +29,13 @@ ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
     [
         # k <= TILE_SIZE reads b_tile[16][tx], past the last array: 0.0f in the fast build's
         # guard, so the sum came out right (100/100 with a __device__ counter; a GPU faults)
-        (ROUND_13 / "offbyone_shared_device_counter.cu", "NaN"),
+        (ROUND_13 / "offbyone_shared_device_counter.cu", OUTSIDE),
         # a row kept past the last array, read back: extra shared memory on the CPU only
-        (ROUND_13 / "store_past_last_shared_array.cu", "a store outside the block's shared memory"),
+        (ROUND_13 / "store_past_last_shared_array.cu", OUTSIDE),
+        # round 13 filled the guards with NaN: a comparison dropped it (100/100, round 14)
+        (ROUND_14 / "skip_tiny_offbyone_counter.cu", OUTSIDE),
+        # and checked them at the launch's end: a store put back before it went unseen
+        (ROUND_14 / "store_restore_guard_counter.cu", OUTSIDE),
     ],
     ids=lambda value: value.name if isinstance(value, Path) else "",
 )
@@ -51,3 +58,15 @@ def test_a_recursion_g_plus_plus_keeps_and_nvrtc_turns_into_a_loop_is_left_to_a_
     assert_left_to_a_gpu(
         small_course, ROUND_13 / "tailrec_frame_right_kernel.cu", "keeps a recursive call"
     )
+
+
+@pytest.mark.parametrize(
+    ("size", "alignment", "pad"),
+    [(2048, 32, 2048), (4096, 16, 0), (0, 1, 0), (20, 16, 4064), (6000, 8, 2192)],
+)
+def test_the_pad_ends_the_shared_arrays_on_a_page_or_within_their_alignment_of_it(
+    size: int, alignment: int, pad: int
+) -> None:
+    # the guard above them starts on the next page: there the fast build faults an access
+    assert shared_pad_for(size, alignment) == pad
+    assert pad % alignment == 0 and 0 <= (-(pad + size)) % PAGE < alignment

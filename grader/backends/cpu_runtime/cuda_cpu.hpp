@@ -188,6 +188,9 @@ inline void say_and_exit(const char *message, std::size_t size) {
     _exit(71);
 }
 
+inline bool in_guards(const void *address);  // below, with shared.ld's symbols
+inline void protect_guards();
+
 inline void on_fault(int, siginfo_t *info, void *) {
     static const char builtin[] =
         "GRADER-CPU-UNSUPPORTED: the kernel writes one of CUDA's built-in variables (threadIdx, "
@@ -197,6 +200,14 @@ inline void on_fault(int, siginfo_t *info, void *) {
         "GRADER-CPU-UNSUPPORTED: the kernel writes a __constant__ variable, which is read-only on "
         "a GPU (a store traps there, or is dropped): keep what the kernel writes in global or "
         "shared memory\n";
+    static const char outside[] =
+        "GRADER-CPU-ERROR: an access outside the block's shared memory (past its last "
+        "__shared__ array, or below the 1 KB a GPU reserves under them), which faults on a GPU\n";
+    if (in_guards(info->si_addr)) {
+        const ssize_t written = write(2, outside, sizeof outside - 1);
+        (void)written;
+        _exit(70);
+    }
     if (in_builtins(info->si_addr)) say_and_exit(builtin, sizeof builtin - 1);
     if (in_constants(info->si_addr)) say_and_exit(constant, sizeof constant - 1);
     sigaction(SIGSEGV, &g_previous_segv, nullptr);  // the access faults again, as before
@@ -214,6 +225,7 @@ inline void map_view() {
     if (_GG_constant_begin != nullptr && _GG_constant_end > _GG_constant_begin &&
         mprotect(_GG_constant_begin, _GG_constant_end - _GG_constant_begin, PROT_READ) != 0)
         fail("cannot make the __constant__ variables read-only");
+    protect_guards();
     g_view = static_cast<KernelView *>(writable);
     g_view_read_only = static_cast<const KernelView *>(read_only);
     _GG_launch_view = &g_view_read_only->head;
@@ -257,27 +269,68 @@ inline std::size_t shared_section_size() {
     return shared_section() == nullptr ? 0 : static_cast<std::size_t>(end - shared_section());
 }
 
-// The fast build has no sanitizer to poison shared.ld's guards: from each launch's start they hold
-// 0xFF bytes (a float read there is NaN, as in the reserved KB), and a byte changed there by its end
-// was a store outside the block's shared memory, which faults on a GPU. (A read just past the last
-// array got the 0.0f the section started with: an off-by-one that adds b_tile[16][tx] passed the
-// large shapes, and every shape with a __device__ counter, which runs in this build alone; red
-// team, round 13.)
-inline void fill_guards() {
+// The fast build has no sanitizer to poison shared.ld's guards. Their whole pages (shared.ld ends
+// the arrays on a page) are made inaccessible before the first launch (protect_guards): an access
+// there faults, as one past a block's shared memory does on a GPU, and on_fault says so. As in the
+// checked build, a read the kernel makes there fails even where its value is unused (which NVVM
+// may remove). What is left of a page at either end of the block's shared memory (below the
+// reserved KB; past the arrays where their alignment kept them from the page's end) holds bytes
+// that change from launch to launch, 0xFF (a float reads NaN), 0x7F (3.4e38), 0xC7 (-102286.5),
+// and a byte changed there by the launch's end was a store outside the block's shared memory.
+// (Red team, rounds 13 and 14: a read past the last array got 0.0f, or a NaN a comparison
+// dropped; a store put back before the launch ended went unseen: an off-by-one passed, 100/100,
+// where a GPU faults.)
+inline unsigned char guard_byte(unsigned seed) {
+    static const unsigned char bytes[3] = {0xFF, 0x7F, 0xC7};
+    return bytes[seed % 3];
+}
+
+inline std::uintptr_t page_size() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
+
+inline char *page_down(char *at) {
+    return reinterpret_cast<char *>(reinterpret_cast<std::uintptr_t>(at) & ~(page_size() - 1));
+}
+
+inline char *page_up(char *at) { return page_down(at + page_size() - 1); }
+
+inline bool in_guards(const void *address) {
+    const char *at = static_cast<const char *>(address);
+    return _GG_guards_begin != nullptr && at >= _GG_guards_begin && at < _GG_guards_end &&
+           !(at >= _GG_shared_begin && at < _GG_shared_end);
+}
+
+inline void protect_guards() {
 #if !GG_ASAN
     if (_GG_guards_begin == nullptr) return;
-    std::memset(_GG_guards_begin, 0xFF, static_cast<std::size_t>(_GG_shared_begin - _GG_guards_begin));
-    std::memset(_GG_shared_end, 0xFF, static_cast<std::size_t>(_GG_guards_end - _GG_shared_end));
+    char *below = page_down(_GG_shared_begin), *above = page_up(_GG_shared_end);
+    if (mprotect(_GG_guards_begin, static_cast<std::size_t>(below - _GG_guards_begin), PROT_NONE) != 0 ||
+        mprotect(above, static_cast<std::size_t>(_GG_guards_end - above), PROT_NONE) != 0)
+        fail("cannot protect the guards around the block's shared memory");
 #endif
 }
 
-inline bool guards_kept() {
+inline void fill_guards(unsigned seed) {
+#if !GG_ASAN
+    if (_GG_guards_begin == nullptr) return;
+    const unsigned char byte = guard_byte(seed);
+    char *below = page_down(_GG_shared_begin), *above = page_up(_GG_shared_end);
+    std::memset(below, byte, static_cast<std::size_t>(_GG_shared_begin - below));
+    std::memset(_GG_shared_end, byte, static_cast<std::size_t>(above - _GG_shared_end));
+#else
+    (void)seed;
+#endif
+}
+
+inline bool guards_kept(unsigned seed) {
 #if !GG_ASAN
     if (_GG_guards_begin == nullptr) return true;
-    for (const char *p = _GG_guards_begin; p < _GG_shared_begin; ++p)
-        if (*p != '\xFF') return false;
-    for (const char *p = _GG_shared_end; p < _GG_guards_end; ++p)
-        if (*p != '\xFF') return false;
+    const char byte = static_cast<char>(guard_byte(seed));
+    for (const char *p = page_down(_GG_shared_begin); p < _GG_shared_begin; ++p)
+        if (*p != byte) return false;
+    for (const char *p = _GG_shared_end; p < page_up(_GG_shared_end); ++p)
+        if (*p != byte) return false;
+#else
+    (void)seed;
 #endif
     return true;
 }
@@ -616,7 +669,7 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     l.in_section = -1;
     allocate_stacks(l, std::size_t(count) * resident);
     const std::size_t shared_size = shared_section_size();
-    fill_guards();
+    fill_guards(seed);
     Thread *threads = new Thread[std::size_t(count) * resident];
     unsigned *visits = new unsigned[std::size_t(count) * resident];
     l.blocks = new Block[resident];
@@ -678,7 +731,7 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     l.order = nullptr;
     l.dynamic_shared = nullptr;
     l.resident = 0;
-    if (!guards_kept())
+    if (!guards_kept(seed))
         fail("a store outside the block's shared memory (past its last __shared__ array, or below "
              "the 1 KB a GPU reserves under them), which faults on a GPU");
 }
