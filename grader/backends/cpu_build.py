@@ -31,6 +31,7 @@ from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, pr
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
     RUNTIME_DIR,
+    SHARED_GAP_LIMIT,
     build_flags,
     build_macros,
     compile_command,
@@ -39,6 +40,7 @@ from grader.backends.cpu_unit import (
     localize_commands,
     runtime_key,
     runtime_objects,
+    shared_gap,
     shared_pad_for,
     unit_text,
 )
@@ -235,7 +237,13 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
-    pad = shared_pad_for(*cpu_symbols.shared_arrays(obj))
+    size, alignment = cpu_symbols.shared_arrays(obj)
+    if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
+        return (
+            f"{display_name}: __shared__ arrays aligned to {alignment} bytes, which the CPU "
+            "backend cannot place so that an access past the last one faults, as on a GPU"
+        )
+    pad = shared_pad_for(size, alignment)
     for command in (
         *localize_commands(obj, found[0], local),
         link_command(runtime, local, output, program.checked, pad),

@@ -45,17 +45,19 @@ def start_up_sections(obj: Path) -> list[str]:
 
 
 def shared_arrays(obj: Path) -> tuple[int, int]:
-    """The size and alignment of `obj`'s `__shared__` arrays (its gg_shared section; 0 and 1
-    where it has none)."""
+    """The size and alignment of `obj`'s `__shared__` arrays (its gg_shared sections, together,
+    aligned as the strictest; 0 and 1 where it has none)."""
     sections = subprocess.run(
         ["readelf", "-W", "-S", str(obj)], capture_output=True, text=True, timeout=60,
         check=True,
     ).stdout  # fmt: skip
+    size, alignment = 0, 1
     for line in sections.splitlines():
         fields = line.replace("[ ", "[").split()
         if len(fields) > 10 and fields[1] == "gg_shared":
-            return int(fields[5], 16), int(fields[-1])
-    return 0, 1
+            alignment = max(alignment, int(fields[-1]))
+            size = -(-size // alignment) * alignment + int(fields[5], 16)
+    return size, alignment
 
 
 def trespass(obj: Path, checked: bool, display_name: str) -> str | None:

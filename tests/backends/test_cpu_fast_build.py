@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
-from grader.backends.cpu_unit import PAGE, shared_pad_for
+from grader.backends.cpu_unit import PAGE, SHARED_GAP_LIMIT, shared_gap, shared_pad_for
 from tests.backends.sessions import graded_as_ex1
 from tests.backends.test_cpu_gpu_only import assert_left_to_a_gpu
 from tests.conftest import ROOT
@@ -21,6 +21,7 @@ except CpuUnavailableError as exc:
 
 ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
 ROUND_14 = ROOT / "tests/data/gpu_tells/round14"
+ROUND_15 = ROOT / "tests/data/gpu_tells/round15"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -70,3 +71,20 @@ def test_the_pad_ends_the_shared_arrays_on_a_page_or_within_their_alignment_of_i
     # the guard above them starts on the next page: there the fast build faults an access
     assert shared_pad_for(size, alignment) == pad
     assert pad % alignment == 0 and 0 <= (-(pad + size)) % PAGE < alignment
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        ROUND_15 / "align4096_offbyone_counter.cu",
+        ROUND_15 / "align4096_store_restore_counter.cu",
+    ],
+    ids=lambda value: value.name,
+)
+def test_shared_arrays_aligned_past_what_the_pad_can_place_are_left_to_a_gpu(
+    small_course: Path, file: Path
+) -> None:
+    # an __align__(4096) array left 2048 bytes after the last one that no page guarded: round
+    # 14's off-by-one, and its store put back, passed 100/100 there (round 15)
+    assert shared_gap(2048, 4096) == 2048 > SHARED_GAP_LIMIT
+    assert_left_to_a_gpu(small_course, file, "__shared__ arrays aligned to 4096 bytes")
