@@ -48,7 +48,7 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-_BUILD_FORMAT = "12: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
+_BUILD_FORMAT = "13: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -237,6 +237,12 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
+    padded = None if program.checked else cpu_symbols.padded_shared(obj)
+    if padded:  # (the checked build's sanitizers put redzones between arrays, and watch them)
+        return (
+            f"{display_name}: __shared__ arrays that g++ lays out apart ({padded}), where a GPU "
+            "packs them: the CPU backend cannot run an access past one alike"
+        )
     size, alignment = cpu_symbols.shared_arrays(obj)
     if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
         return (

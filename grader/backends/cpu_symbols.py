@@ -9,6 +9,7 @@ the libraries define: the object's symbols are all made internal but the kernel'
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -58,6 +59,33 @@ def shared_arrays(obj: Path) -> tuple[int, int]:
             alignment = max(alignment, int(fields[-1]))
             size = -(-size // alignment) * alignment + int(fields[5], 16)
     return size, alignment
+
+
+def padded_shared(obj: Path) -> str | None:
+    """The first `__shared__` array of `obj` that g++ laid out with padding after it, before the
+    next ("NAME: SIZE bytes, then PAD bytes of padding"), None where they lie back to back. A GPU
+    packs them at their own alignment; g++ aligns an array of 32 bytes or more to 32 (of 16 to
+    16): a read past `float bias[5]` reached 0xFF padding here, a value of the next array on a
+    GPU (red team, round 16: 100/100 on the CPU, 10/100 on a GPU)."""
+    listing = subprocess.run(
+        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
+        check=True,
+    ).stdout  # fmt: skip
+    indices = set()
+    for line in listing.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 2 and fields[1] == "gg_shared":
+            indices.add(fields[0].strip("[]"))
+    arrays = []
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
+            arrays.append((fields[6], int(fields[1], 16), int(fields[2]), fields[7]))
+    arrays.sort()
+    for (section, at, size, name), following in itertools.pairwise(arrays):
+        if following[0] == section and following[1] > at + size:
+            return f"{name}: {size} bytes, then {following[1] - at - size} bytes of padding"
+    return None
 
 
 def trespass(obj: Path, checked: bool, display_name: str) -> str | None:

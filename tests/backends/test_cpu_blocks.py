@@ -83,8 +83,9 @@ def test_the_same_kernel_with_shared_tiles_is_right_in_every_order(shape: Shape)
 PER_BLOCK = """
 __global__ void who(const float *A, const float *B, float *C, int M, int K, int N)
 {
-    __shared__ int mine[2];        // which block this is, written by one thread
     __shared__ float column[16];   // one value per column of the block
+    __shared__ int mine[2];        // which block this is, written by one thread (after column:
+                                   // before it, g++ would pad it apart, left to a GPU)
     const int row = blockIdx.y * 16 + threadIdx.y;
     const int col = blockIdx.x * 16 + threadIdx.x;
     float seen = 0.0f;

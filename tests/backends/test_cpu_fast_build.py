@@ -22,6 +22,7 @@ except CpuUnavailableError as exc:
 ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
 ROUND_14 = ROOT / "tests/data/gpu_tells/round14"
 ROUND_15 = ROOT / "tests/data/gpu_tells/round15"
+ROUND_16 = ROOT / "tests/data/gpu_tells/round16"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -88,3 +89,19 @@ def test_shared_arrays_aligned_past_what_the_pad_can_place_are_left_to_a_gpu(
     # 14's off-by-one, and its store put back, passed 100/100 there (round 15)
     assert shared_gap(2048, 4096) == 2048 > SHARED_GAP_LIMIT
     assert_left_to_a_gpu(small_course, file, "__shared__ arrays aligned to 4096 bytes")
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        ROUND_16 / "layout_gap_bias_offbyone_opaque.cu",
+        ROUND_16 / "layout_gap_store_offbyone.cu",
+    ],
+    ids=lambda value: value.name,
+)
+def test_shared_arrays_g_plus_plus_pads_apart_where_a_gpu_packs_them_are_left_to_a_gpu(
+    small_course: Path, file: Path
+) -> None:
+    # `float bias[5]`: 20 bytes, then 12 of g++'s padding (0xFF) before the next array, which a
+    # GPU puts right after it: a read or a store one past bias passed 100/100 (round 16)
+    assert_left_to_a_gpu(small_course, file, "__shared__ arrays that g++ lays out apart")
