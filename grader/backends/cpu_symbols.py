@@ -80,7 +80,7 @@ def padded_shared(obj: Path) -> str | None:
     for line in listing.splitlines():
         fields = line.split()
         if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
-            arrays.append((fields[6], int(fields[1], 16), int(fields[2]), fields[7]))
+            arrays.append((fields[6], int(fields[1], 16), int(fields[2], 0), fields[7]))
     arrays.sort()
     for (section, at, size, name), following in itertools.pairwise(arrays):
         if following[0] == section and following[1] > at + size:
