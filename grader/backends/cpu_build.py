@@ -48,7 +48,7 @@ from grader.backends.cpu_unsupported import unsupported_constructs
 from grader.errors import GraderError
 from grader.source import KernelSource
 
-_BUILD_FORMAT = "13: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
+_BUILD_FORMAT = "14: NVRTC's view proven by PTX; NVRTC's symbol; unit apart; no malloc; .su, .ci"
 """Part of every cached program's key: raise it when how programs are built changes."""
 
 
@@ -128,17 +128,18 @@ def build(
         return Build(fast, checked, time.monotonic() - started, cached=True)
     program_cache.make_private(directory)
     with sandbox.private_workdir("grader-build-") as work:
-        text = _nvrtc_view(source, defines, work)
+        text, ptx = _nvrtc_view(source, defines, work)
         unit = work / "unit.cpp"
         unit.write_text(unit_text(text))
         todo = [p for p in wanted if not p.path.is_file()]
-        _compile(unit, todo, source.display_name, kernel_symbols(symbol), toolchain)
+        shared = cpu_symbols.ptx_shared_names(ptx)
+        _compile(unit, todo, source.display_name, kernel_symbols(symbol), toolchain, shared)
     program_cache.evict()
     return Build(fast, checked, time.monotonic() - started, cached=False)
 
 
-def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) -> str:
-    """The file as NVRTC sees it, proven to be NVRTC's program."""
+def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) -> tuple[str, str]:
+    """The file as NVRTC sees it, proven to be NVRTC's program, and NVRTC's PTX of it."""
     try:
         text = as_nvrtc_sees_it(source, defines, work)
     except PreprocessError as exc:
@@ -156,10 +157,10 @@ def _nvrtc_view(source: KernelSource, defines: Mapping[str, int], work: Path) ->
         line = line_map(text)[int(where)]
         raise UnsupportedKernelError(f"{source.display_name}:{line}: {what} (through a macro)")
     try:
-        prove_same_program(source, defines, text, build_macros())
+        ptx = prove_same_program(source, defines, text, build_macros())
     except NotSameProgramError as exc:
         raise UnsupportedKernelError(str(exc)) from None
-    return text
+    return text, ptx
 
 
 def _compile(
@@ -168,6 +169,7 @@ def _compile(
     display_name: str,
     kernel: tuple[str, ...],
     toolchain: str,
+    shared: frozenset[str],
 ) -> None:
     """Compile the kernel's unit for each program side by side, then give its kernel the
     harness's symbol and everything else internal linkage, and link it with the runtime's
@@ -210,7 +212,7 @@ def _compile(
         compiled.append((program, obj))
     built: list[tuple[Path, Path]] = []
     for program, obj in compiled if not failure else []:
-        failure = _link(program, obj, runtime, kernel, display_name)
+        failure = _link(program, obj, runtime, kernel, display_name, shared)
         if failure:
             break
         built.append((work / f"program-{int(program.checked)}", program.path))
@@ -221,7 +223,12 @@ def _compile(
 
 
 def _link(
-    program: Program, obj: Path, runtime: Path, kernel: tuple[str, ...], display_name: str
+    program: Program,
+    obj: Path,
+    runtime: Path,
+    kernel: tuple[str, ...],
+    display_name: str,
+    shared: frozenset[str],
 ) -> str:
     """Check the kernel's object, localize it and link the program; why not, or ""."""
     trespass = cpu_symbols.trespass(obj, program.checked, display_name)
@@ -237,6 +244,13 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
+    elsewhere = cpu_symbols.shared_elsewhere(obj, shared)
+    if elsewhere:  # a generic lambda's static, say: g++ drops the section of a template's
+        return (
+            f"{display_name}: a __shared__ variable ({elsewhere}) that g++ does not place in the "
+            "block's shared memory (one in a generic lambda or a template?): declare it in the "
+            "kernel or in a __device__ function that is not a template"
+        )
     padded = None if program.checked else cpu_symbols.padded_shared(obj)
     if padded:  # (the checked build's sanitizers put redzones between arrays, and watch them)
         return (

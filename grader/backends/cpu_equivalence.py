@@ -64,10 +64,10 @@ class NotSameProgramError(Exception):
 
 def prove_same_program(
     source: KernelSource, defines: Mapping[str, int], text: str, build_macros: frozenset[str]
-) -> None:
+) -> str:
     """Raise NotSameProgramError unless `text` (the file as the CPU backend preprocessed it) is the
     program NVRTC compiles from `source` with `defines`. `build_macros`: every macro name defined
-    where g++ builds the text."""
+    where g++ builds the text. Returns NVRTC's PTX of the file ("" where NVRTC refuses it)."""
     lines = line_map(text)
     problem = _second_pass_problem(text, lines, source.display_name, build_macros)
     if problem:
@@ -75,7 +75,7 @@ def prove_same_program(
     options = [_PTX_ARCH, "-std=c++17"]
     original = _ptx(source.text, source.display_name, [*options, *_defines(defines)])
     if original is None:  # NVRTC's own verdict on the file is given by the compile check
-        return
+        return ""
     rebuilt = _ptx(text, source.display_name, options)
     if rebuilt != original:
         raise NotSameProgramError(_where_they_differ(source, defines, text))
@@ -93,6 +93,7 @@ def prove_same_program(
             "define: no GPU can load such a kernel, and the CPU backend would call the host's "
             "function of that name"
         )
+    return original
 
 
 _EXTERN_FUNCTION = re.compile(r"^\s*\.extern\s+\.func\s+(?:\([^)]*\)\s*)?(\w+)", re.MULTILINE)

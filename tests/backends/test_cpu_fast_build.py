@@ -23,6 +23,7 @@ ROUND_13 = ROOT / "tests/data/gpu_tells/round13"
 ROUND_14 = ROOT / "tests/data/gpu_tells/round14"
 ROUND_15 = ROOT / "tests/data/gpu_tells/round15"
 ROUND_16 = ROOT / "tests/data/gpu_tells/round16"
+ROUND_17 = ROOT / "tests/data/gpu_tells/round17"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -105,3 +106,21 @@ def test_shared_arrays_g_plus_plus_pads_apart_where_a_gpu_packs_them_are_left_to
     # `float bias[5]`: 20 bytes, then 12 of g++'s padding (0xFF) before the next array, which a
     # GPU puts right after it: a read or a store one past bias passed 100/100 (round 16)
     assert_left_to_a_gpu(small_course, file, "__shared__ arrays that g++ lays out apart")
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        # a wrong kernel (bias[5] read one past, a __device__ counter): 100/100, GPU 10/100
+        ROUND_17 / "lambda_bias_offbyone_counter.cu",
+        # a right kernel whose tiles live in a generic lambda: one copy for every block, failed
+        ROUND_17 / "lambda_shared_probe.cu",
+    ],
+    ids=lambda value: value.name,
+)
+def test_a_shared_array_g_plus_plus_puts_outside_the_block_s_memory_is_left_to_a_gpu(
+    small_course: Path, file: Path
+) -> None:
+    # a generic lambda is a template without `template <`: g++ drops the section of its static
+    # and puts the array in .bss, where no guard, fill or copy per block reaches (round 17)
+    assert_left_to_a_gpu(small_course, file, "that g++ does not place in the block's shared")
