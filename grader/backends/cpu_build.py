@@ -244,20 +244,21 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
-    elsewhere = cpu_symbols.shared_elsewhere(obj, shared)
+    listing = cpu_symbols.object_listing(obj)
+    elsewhere = cpu_symbols.shared_elsewhere(listing, shared)
     if elsewhere:  # a generic lambda's static, say: g++ drops the section of a template's
         return (
             f"{display_name}: a __shared__ variable ({elsewhere}) that g++ does not place in the "
             "block's shared memory (one in a generic lambda or a template?): declare it in the "
             "kernel or in a __device__ function that is not a template"
         )
-    padded = None if program.checked else cpu_symbols.padded_shared(obj)
+    padded = None if program.checked else cpu_symbols.padded_shared(listing)
     if padded:  # (the checked build's sanitizers put redzones between arrays, and watch them)
         return (
             f"{display_name}: __shared__ arrays that g++ lays out apart ({padded}), where a GPU "
             "packs them: the CPU backend cannot run an access past one alike"
         )
-    size, alignment = cpu_symbols.shared_arrays(obj)
+    size, alignment = cpu_symbols.shared_arrays(listing)
     if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
         return (
             f"{display_name}: __shared__ arrays aligned to {alignment} bytes, which the CPU "

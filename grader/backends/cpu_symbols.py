@@ -45,15 +45,20 @@ def start_up_sections(obj: Path) -> list[str]:
     return found
 
 
-def shared_arrays(obj: Path) -> tuple[int, int]:
-    """The size and alignment of `obj`'s `__shared__` arrays (its gg_shared sections, together,
-    aligned as the strictest; 0 and 1 where it has none)."""
-    sections = subprocess.run(
-        ["readelf", "-W", "-S", str(obj)], capture_output=True, text=True, timeout=60,
+def object_listing(obj: Path) -> str:
+    """`readelf -W -S -s` of `obj`: its sections and its symbols, which the checks of its
+    `__shared__` arrays below read (one run for all of them)."""
+    return subprocess.run(
+        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
         check=True,
     ).stdout  # fmt: skip
+
+
+def shared_arrays(listing: str) -> tuple[int, int]:
+    """The size and alignment of the object's `__shared__` arrays (its gg_shared sections,
+    together, aligned as the strictest; 0 and 1 where it has none), from `object_listing`."""
     size, alignment = 0, 1
-    for line in sections.splitlines():
+    for line in listing.splitlines():
         fields = line.replace("[ ", "[").split()
         if len(fields) > 10 and fields[1] == "gg_shared":
             alignment = max(alignment, int(fields[-1]))
@@ -69,15 +74,11 @@ def ptx_shared_names(ptx: str) -> frozenset[str]:
     return frozenset(_PTX_SHARED.findall(ptx))
 
 
-def shared_elsewhere(obj: Path, names: frozenset[str]) -> str | None:
-    """One of `names` (NVRTC's `__shared__` variables) that `obj` defines outside its gg_shared
-    sections, None where there is none: g++ ignores the section of a template's static, a generic
-    lambda's too, and put its array in .bss, one copy for every block (red team, round 17: a
-    wrong kernel passed 100/100, a right one failed)."""
-    listing = subprocess.run(
-        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
+def shared_elsewhere(listing: str, names: frozenset[str]) -> str | None:
+    """One of `names` (NVRTC's `__shared__` variables) that the object (`object_listing`)
+    defines outside its gg_shared sections, None where there is none: g++ ignores the section of
+    a template's static, a generic lambda's too, and put its array in .bss, one copy for every
+    block (red team, round 17: a wrong kernel passed 100/100, a right one failed)."""
     shared = _gg_shared_indices(listing)
     for line in listing.splitlines():
         fields = line.split()
@@ -96,16 +97,13 @@ def _gg_shared_indices(listing: str) -> set[str]:
     return indices
 
 
-def padded_shared(obj: Path) -> str | None:
-    """The first `__shared__` array of `obj` that g++ laid out with padding after it, before the
+def padded_shared(listing: str) -> str | None:
+    """The first `__shared__` array of the object (`object_listing`) that g++ laid out with
+    padding after it, before the
     next ("NAME: SIZE bytes, then PAD bytes of padding"), None where they lie back to back. A GPU
     packs them at their own alignment; g++ aligns an array of 32 bytes or more to 32 (of 16 to
     16): a read past `float bias[5]` reached 0xFF padding here, a value of the next array on a
     GPU (red team, round 16: 100/100 on the CPU, 10/100 on a GPU)."""
-    listing = subprocess.run(
-        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
     indices = _gg_shared_indices(listing)
     arrays = []
     for line in listing.splitlines():
