@@ -74,6 +74,52 @@ def ptx_shared_names(ptx: str) -> frozenset[str]:
     return frozenset(_PTX_SHARED.findall(ptx))
 
 
+_PTX_SHARED_ALIGN = re.compile(r"^\s*\.shared\s+\.align\s+(\d+)\s", re.MULTILINE)
+
+
+def ptx_shared_alignment(ptx: str) -> int:
+    """The strictest alignment NVRTC's PTX gives a `__shared__` variable (not `extern` ones), 0
+    where it declares none: what the CPU build aligns every one of them to (cpu_unit's
+    compile_command), so that arrays of one alignment lie packed as a GPU lays them out."""
+    return max((int(found) for found in _PTX_SHARED_ALIGN.findall(ptx)), default=0)
+
+
+_PTX_SHARED_DECLARATION = re.compile(
+    r"^[ \t]*\.shared[ \t]+(?:\.align[ \t]+\d+[ \t]+)?(?:\.v(\d)[ \t]+)?\.[a-z]+(\d+)[ \t]+"
+    r"[\w$]+((?:\[\d+\])*)[ \t]*;",
+    re.MULTILINE,
+)
+_PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b", re.MULTILINE)
+
+
+def ptx_shared_bytes(ptx: str) -> int | None:
+    """The bytes of every `__shared__` variable NVRTC's PTX declares (not `extern` ones), None
+    where a declaration is not one this reads (`.shared .align 4 .b8 name[20];`, a vector, a
+    scalar)."""
+    total = 0
+    found = _PTX_SHARED_DECLARATION.findall(ptx)
+    if len(found) != len(_PTX_SHARED_LINE.findall(ptx)):
+        return None
+    for lanes, bits, dimensions in found:
+        size = int(lanes or 1) * int(bits) // 8
+        for extent in re.findall(r"\d+", dimensions):
+            size *= int(extent)
+        total += size
+    return total
+
+
+def gg_shared_bytes(listing: str) -> int:
+    """The bytes of the variables the object (`object_listing`) defines in its gg_shared
+    sections: the block's shared memory, padding not counted."""
+    indices = _gg_shared_indices(listing)
+    total = 0
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
+            total += int(fields[2], 0)
+    return total
+
+
 def shared_elsewhere(listing: str, names: frozenset[str]) -> str | None:
     """One of `names` (NVRTC's `__shared__` variables) that the object (`object_listing`)
     defines outside its gg_shared sections, None where there is none: g++ ignores the section of

@@ -39,6 +39,9 @@ does, which the CPU backend leaves to a GPU (red team, rounds 10 and 11)."""
 KERNEL_ENTRY = "_GG_student_kernel"
 """The symbol the harness calls the kernel by (runtime.cpp), given to the kernel NVRTC named."""
 BUILD_TIMEOUT_S = 180
+SHARED_ALIGN_MACRO = "_GG_SHARED_ALIGN"
+"""The macro cuda_kernel.hpp aligns every `__shared__` variable to where it is defined (a name
+no student's file may use: grader/source.py refuses `_[A-Z]` names)."""
 
 _EXTERN_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:<>]*(?:\s*\*)?)\s+(\w+)\s*\[\s*\]\s*;"
@@ -145,13 +148,18 @@ def unit_text(text: str) -> str:
     return PRELUDE + translate(text)
 
 
-def compile_command(unit: Path, runtime: Path, output: Path, checked: bool) -> list[str]:
+def compile_command(
+    unit: Path, runtime: Path, output: Path, checked: bool, shared_alignment: int = 0
+) -> list[str]:
     """g++ compiling the kernel's unit to an object, for one of the two programs (fast, or
     checked: with the sanitizers), and beside it each function's stack frame and the calls
-    between them (OUTPUT with the suffixes .su and .ci; cpu_symbols.oversized_stack)."""
+    between them (OUTPUT with the suffixes .su and .ci; cpu_symbols.oversized_stack).
+    `shared_alignment`: what every `__shared__` variable is aligned to (cuda_kernel.hpp), the
+    strictest alignment NVRTC gives one (cpu_symbols.ptx_shared_alignment); 0: g++'s own."""
+    aligned = [f"-D{SHARED_ALIGN_MACRO}={shared_alignment}"] if shared_alignment > 0 else []
     return [
-        "g++", *kernel_unit_flags(checked), "-fstack-usage", "-fcallgraph-info", "-I", str(runtime),
-        "-c", str(unit), "-o", str(output),
+        "g++", *kernel_unit_flags(checked), *aligned, "-fstack-usage", "-fcallgraph-info",
+        "-I", str(runtime), "-c", str(unit), "-o", str(output),
     ]  # fmt: skip
 
 

@@ -40,6 +40,8 @@ __global__ void count(const float *A, const float *B, float *C, int M, int K, in
 """
 
 
+ONE = Shape(1, 1, 1)
+
 SPIN = """
 __global__ void spin(const float *A, const float *B, float *C, int M, int K, int N)
 {
@@ -64,11 +66,12 @@ def _children_cpu_s() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _launch(backend: CpuBackend, a0: float = 0.0, k: int = 1) -> float:
-    """C[0] after one launch of one thread on 1 x k x 1 inputs whose A[0] is a0."""
-    a = np.full((1, k), a0, dtype=np.float32)
-    b = np.zeros((k, 1), dtype=np.float32)
-    launch = make_launch(a, b, Shape(1, k, 1), LaunchSpec(block=(1, 1), tile=(1, 1)))
+def _launch(backend: CpuBackend, a0: float = 0.0, shape: Shape = ONE) -> float:
+    """C[0] after one launch of one-thread blocks on inputs of `shape` whose A[0] is a0."""
+    a = np.zeros((shape.m, shape.k), dtype=np.float32)
+    a[0, 0] = a0
+    b = np.zeros((shape.k, shape.n), dtype=np.float32)
+    launch = make_launch(a, b, shape, LaunchSpec(block=(1, 1), tile=(1, 1)))
     output = backend.run_gemm(launch)
     return float(output.c[launch.offset])
 
@@ -86,7 +89,9 @@ def test_device_variables_are_one_copy_for_small_and_large_shapes() -> None:
     # GPU's module has one (red team, round 11)
     backend = _backend()
     try:
-        counts = [_launch(backend), _launch(backend, k=CHECKED_LIMIT + 1), _launch(backend)]
+        large = Shape(1, 2048, 1025)  # past the checked build's limit; one block with x 0
+        assert large.m * large.k * large.n > CHECKED_LIMIT
+        counts = [_launch(backend), _launch(backend, shape=large), _launch(backend)]
         assert counts == [1.0, 2.0, 3.0]
     finally:
         backend.close()

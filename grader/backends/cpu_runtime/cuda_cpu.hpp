@@ -202,7 +202,8 @@ inline void on_fault(int, siginfo_t *info, void *) {
         "shared memory\n";
     static const char outside[] =
         "GRADER-CPU-ERROR: an access outside the block's shared memory (past its last "
-        "__shared__ array, or below the 1 KB a GPU reserves under them), which faults on a GPU\n";
+        "__shared__ array, or below the 1 KB a GPU reserves under them): a GPU faults on it, or, "
+        "within the 128-byte unit it allocates shared memory in, reads whatever was left there\n";
     if (in_guards(info->si_addr)) {
         const ssize_t written = write(2, outside, sizeof outside - 1);
         (void)written;
@@ -733,7 +734,8 @@ inline void launch(dim3 grid, dim3 block, std::size_t dynamic_shared, Order orde
     l.resident = 0;
     if (!guards_kept(seed))
         fail("a store outside the block's shared memory (past its last __shared__ array, or below "
-             "the 1 KB a GPU reserves under them), which faults on a GPU");
+             "the 1 KB a GPU reserves under them): a GPU faults on it, or, within the 128-byte "
+             "unit it allocates shared memory in, leaves it for the next block to read");
 }
 
 inline void *dynamic_shared() { return launch_state().dynamic_shared; }

@@ -150,7 +150,17 @@ void free(void *pointer) __asm__("_GG_free");
 // in when the block runs (switch_to) and poisoned when it starts. (AddressSanitizer leaves
 // variables in named sections alone; in checked mode UBSan's bounds check still reports an index
 // outside a shared array, and the guards around the section, an access outside them all.)
+// Each is aligned to the strictest alignment NVRTC gives one of the file's (_GG_SHARED_ALIGN,
+// from its PTX; cpu_unit.compile_command): a user's alignment, which g++ does not raise, where
+// it would align an array of 16 bytes or more to 16 or 32 and a GPU packs arrays at their own
+// alignment. Arrays of one alignment then lie as a GPU lays them out, an access past one
+// reaching the next one's first value (red team, round 16); padding that remains, between
+// arrays of different alignments, leaves the kernel to a GPU (cpu_symbols.padded_shared).
+#ifdef _GG_SHARED_ALIGN
+#define __shared__ static __attribute__((section("gg_shared"), aligned(_GG_SHARED_ALIGN)))
+#else
 #define __shared__ static __attribute__((section("gg_shared")))
+#endif
 
 namespace gg {
 
