@@ -24,14 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import program_cache, sandbox
-from grader.backends import cpu_symbols
+from grader.backends import cpu_shared_layout, cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
     RUNTIME_DIR,
-    SHARED_GAP_LIMIT,
     build_flags,
     build_macros,
     compile_command,
@@ -40,7 +39,6 @@ from grader.backends.cpu_unit import (
     localize_commands,
     runtime_key,
     runtime_objects,
-    shared_gap,
     shared_pad_for,
     unit_text,
 )
@@ -180,15 +178,13 @@ def _compile(
     runtime = work / "runtime"
     shutil.copytree(RUNTIME_DIR, runtime)
     runtime_objects(toolchain, runtime)
-    shared = cpu_symbols.ptx_shared_names(ptx)
-    shared_bytes = cpu_symbols.ptx_shared_bytes(ptx)
-    alignment = cpu_symbols.ptx_shared_alignment(ptx)
+    shared = cpu_shared_layout.nvrtc_shared(ptx)
     running: list[tuple[Program, Path, subprocess.Popen[str]]] = []
     try:
         for program in programs:
             obj = work / f"kernel-{int(program.checked)}.o"
             process = sandbox.popen(
-                compile_command(unit, runtime, obj, program.checked, alignment), work,
+                compile_command(unit, runtime, obj, program.checked, shared.alignment), work,
                 writable=True,
                 memory=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                 errors="replace",
@@ -215,7 +211,7 @@ def _compile(
         compiled.append((program, obj))
     built: list[tuple[Path, Path]] = []
     for program, obj in compiled if not failure else []:
-        failure = _link(program, obj, runtime, kernel, display_name, shared, shared_bytes)
+        failure = _link(program, obj, runtime, kernel, display_name, shared)
         if failure:
             break
         built.append((work / f"program-{int(program.checked)}", program.path))
@@ -231,8 +227,7 @@ def _link(
     runtime: Path,
     kernel: tuple[str, ...],
     display_name: str,
-    shared: frozenset[str],
-    shared_bytes: int | None,
+    shared: cpu_shared_layout.NvrtcShared,
 ) -> str:
     """Check the kernel's object, localize it and link the program; why not, or ""."""
     trespass = cpu_symbols.trespass(obj, program.checked, display_name)
@@ -248,36 +243,11 @@ def _link(
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
-    listing = cpu_symbols.object_listing(obj)
-    placed = cpu_symbols.gg_shared_bytes(listing)
-    elsewhere = cpu_symbols.shared_elsewhere(listing, shared)
-    if elsewhere:
-        elsewhere = f"({elsewhere})"
-    elif shared_bytes is None:
-        unread = "a __shared__ declaration in NVRTC's PTX that the CPU backend cannot read"
-        return f"{display_name}: {unread}"
-    elif placed < shared_bytes:
-        # by size: NVRTC and g++ name a variable of internal linkage apart (red team, round 18);
-        # g++ may keep one that NVVM drops as unused, never the other way round
-        elsewhere = f"(g++ placed {placed} of the {shared_bytes} bytes NVRTC declares)"
-    if elsewhere:  # a generic lambda's static, say: g++ drops the section of a template's
-        return (
-            f"{display_name}: __shared__ variables that g++ does not place in the block's shared "
-            f"memory {elsewhere}, in a generic lambda or a template?: declare them in the kernel "
-            "or in a __device__ function that is not a template"
-        )
-    padded = None if program.checked else cpu_symbols.padded_shared(listing)
-    if padded:  # (the checked build's sanitizers put redzones between arrays, and watch them)
-        return (
-            f"{display_name}: __shared__ arrays that g++ lays out apart ({padded}), where a GPU "
-            "packs them: the CPU backend cannot run an access past one alike"
-        )
-    size, alignment = cpu_symbols.shared_arrays(listing)
-    if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
-        return (
-            f"{display_name}: __shared__ arrays aligned to {alignment} bytes, which the CPU "
-            "backend cannot place so that an access past the last one faults, as on a GPU"
-        )
+    listing = cpu_shared_layout.object_listing(obj)
+    refused = cpu_shared_layout.refusal(listing, shared, program.checked, display_name)
+    if refused:
+        return refused
+    size, alignment = cpu_shared_layout.shared_arrays(listing)
     pad = shared_pad_for(size, alignment)
     for command in (
         *localize_commands(obj, found[0], local),

@@ -9,7 +9,6 @@ the libraries define: the object's symbols are all made internal but the kernel'
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import subprocess
@@ -43,124 +42,6 @@ def start_up_sections(obj: Path) -> list[str]:
         if len(fields) > 1 and fields[1].startswith(_INIT_SECTIONS):
             found.append(fields[1])
     return found
-
-
-def object_listing(obj: Path) -> str:
-    """`readelf -W -S -s` of `obj`: its sections and its symbols, which the checks of its
-    `__shared__` arrays below read (one run for all of them)."""
-    return subprocess.run(
-        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
-
-
-def shared_arrays(listing: str) -> tuple[int, int]:
-    """The size and alignment of the object's `__shared__` arrays (its gg_shared sections,
-    together, aligned as the strictest; 0 and 1 where it has none), from `object_listing`."""
-    size, alignment = 0, 1
-    for line in listing.splitlines():
-        fields = line.replace("[ ", "[").split()
-        if len(fields) > 10 and fields[1] == "gg_shared":
-            alignment = max(alignment, int(fields[-1]))
-            size = -(-size // alignment) * alignment + int(fields[5], 16)
-    return size, alignment
-
-
-_PTX_SHARED = re.compile(r"^\s*\.shared\s+(?:\.align\s+\d+\s+)?\.\w+\s+([\w$]+)", re.MULTILINE)
-
-
-def ptx_shared_names(ptx: str) -> frozenset[str]:
-    """The `__shared__` variables NVRTC's PTX declares (not `extern` ones)."""
-    return frozenset(_PTX_SHARED.findall(ptx))
-
-
-_PTX_SHARED_ALIGN = re.compile(r"^\s*\.shared\s+\.align\s+(\d+)\s", re.MULTILINE)
-
-
-def ptx_shared_alignment(ptx: str) -> int:
-    """The strictest alignment NVRTC's PTX gives a `__shared__` variable (not `extern` ones), 0
-    where it declares none: what the CPU build aligns every one of them to (cpu_unit's
-    compile_command), so that arrays of one alignment lie packed as a GPU lays them out."""
-    return max((int(found) for found in _PTX_SHARED_ALIGN.findall(ptx)), default=0)
-
-
-_PTX_SHARED_DECLARATION = re.compile(
-    r"^[ \t]*\.shared[ \t]+(?:\.align[ \t]+\d+[ \t]+)?(?:\.v(\d)[ \t]+)?\.[a-z]+(\d+)[ \t]+"
-    r"[\w$]+((?:\[\d+\])*)[ \t]*;",
-    re.MULTILINE,
-)
-_PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b", re.MULTILINE)
-
-
-def ptx_shared_bytes(ptx: str) -> int | None:
-    """The bytes of every `__shared__` variable NVRTC's PTX declares (not `extern` ones), None
-    where a declaration is not one this reads (`.shared .align 4 .b8 name[20];`, a vector, a
-    scalar)."""
-    total = 0
-    found = _PTX_SHARED_DECLARATION.findall(ptx)
-    if len(found) != len(_PTX_SHARED_LINE.findall(ptx)):
-        return None
-    for lanes, bits, dimensions in found:
-        size = int(lanes or 1) * int(bits) // 8
-        for extent in re.findall(r"\d+", dimensions):
-            size *= int(extent)
-        total += size
-    return total
-
-
-def gg_shared_bytes(listing: str) -> int:
-    """The bytes of the variables the object (`object_listing`) defines in its gg_shared
-    sections: the block's shared memory, padding not counted."""
-    indices = _gg_shared_indices(listing)
-    total = 0
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
-            total += int(fields[2], 0)
-    return total
-
-
-def shared_elsewhere(listing: str, names: frozenset[str]) -> str | None:
-    """One of `names` (NVRTC's `__shared__` variables) that the object (`object_listing`)
-    defines outside its gg_shared sections, None where there is none: g++ ignores the section of
-    a template's static, a generic lambda's too, and put its array in .bss, one copy for every
-    block (red team, round 17: a wrong kernel passed 100/100, a right one failed)."""
-    shared = _gg_shared_indices(listing)
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[7] in names and fields[6] not in shared:
-            return fields[7]
-    return None
-
-
-def _gg_shared_indices(listing: str) -> set[str]:
-    """The indices of the gg_shared sections in `readelf -S` output."""
-    indices = set()
-    for line in listing.splitlines():
-        fields = line.replace("[ ", "[").split()
-        if len(fields) > 2 and fields[1] == "gg_shared":
-            indices.add(fields[0].strip("[]"))
-    return indices
-
-
-def padded_shared(listing: str) -> str | None:
-    """The first `__shared__` array of the object (`object_listing`) that g++ laid out with
-    padding after it, before the
-    next ("NAME: SIZE bytes, then PAD bytes of padding"), None where they lie back to back. A GPU
-    packs them at their own alignment; g++ aligns an array of 32 bytes or more to 32 (of 16 to
-    16): a read past `float bias[5]` reached 0xFF padding here, a value of the next array on a
-    GPU (red team, round 16: 100/100 on the CPU, 10/100 on a GPU)."""
-    indices = _gg_shared_indices(listing)
-    arrays = []
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
-            arrays.append((fields[6], int(fields[1], 16), int(fields[2], 0), fields[7]))
-    arrays.sort()
-    for (section, at, size, name), following in itertools.pairwise(arrays):
-        if following[0] == section and following[1] > at + size:
-            return f"{name}: {size} bytes, then {following[1] - at - size} bytes of padding"
-    return None
 
 
 def trespass(obj: Path, checked: bool, display_name: str) -> str | None:

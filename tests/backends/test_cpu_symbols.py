@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.backends import cpu_symbols
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
 from grader.backends.cpu_build import build
@@ -263,27 +262,3 @@ def test_a_runtime_that_does_not_build_leaves_no_compiler_running(
         cpu_unit.runtime_objects(TOOLCHAIN, into)
     assert len(started) == 2
     assert all(process.returncode is not None for process in started)
-
-
-_PTX = """
-.extern .shared .align 16 .b8 dyn[];
-	.shared .align 1 .u8 _ZZ1kE1c;
-	.shared .align 2 .b8 _ZZ1kE1s[6];
-	.shared .align 16 .b8 _ZZ1kE2f4[32];
-	.shared .align 8 .f64 _ZZ1kE1d;
-	.shared .align 4 .b8 _ZN27_INTERNAL_00000000_4_k_cu_k29_GLOBAL__N__00000000_4_k_cu_k2axE[8];
-	.shared .align 4 .b8 grid[2][3];
-	st.shared.f32 	[%r11], %f1;
-"""
-
-
-def test_the_ptx_s_shared_variables_are_read_with_their_bytes_and_strictest_alignment() -> None:
-    # what the CPU build compares g++'s shared memory with, and aligns every variable to
-    assert cpu_symbols.ptx_shared_bytes(_PTX) == 1 + 6 + 32 + 8 + 8 + 6
-    assert cpu_symbols.ptx_shared_alignment(_PTX) == 16
-    assert cpu_symbols.ptx_shared_bytes("") == 0 and cpu_symbols.ptx_shared_alignment("") == 0
-
-
-def test_a_shared_declaration_the_ptx_reader_cannot_size_gives_no_total() -> None:
-    # a variable it cannot size must not count as 0 bytes: the build leaves the kernel to a GPU
-    assert cpu_symbols.ptx_shared_bytes(_PTX + "\t.shared .align 4 .b8 odd[4], other[4];\n") is None
