@@ -96,12 +96,28 @@ def _closing(code: str, start: int, opening: str, closing: str) -> int:
     return len(code)
 
 
+_LAMBDA_PARAMETERS = re.compile(r"\]\s*\(")
+_AUTO = re.compile(r"\bauto\b")
+
+
+def _template_heads(code: str) -> list[int]:
+    """Where each template's declaration ends: after `template <...>`, and after the parameters
+    of a generic lambda (one with an `auto` parameter), a template without `template <` (red
+    team, rounds 17 and 18)."""
+    ends = [_closing(code, head.end() - 1, "<", ">") for head in _TEMPLATE_HEAD.finditer(code)]
+    for lambda_ in _LAMBDA_PARAMETERS.finditer(code):
+        parameters = _closing(code, lambda_.end() - 1, "(", ")")
+        if _AUTO.search(code, lambda_.end(), parameters):
+            ends.append(parameters)
+    return ends
+
+
 def shared_in_template(code: str) -> int | None:
     """Where a `__shared__` variable is declared in a template's body (a function template, a
-    member of a class template), None where none is: g++ puts a template's static variables
-    in sections of their own, out of the shared memory the CPU backend gives each block."""
-    for head in _TEMPLATE_HEAD.finditer(code):
-        declaration = _closing(code, head.end() - 1, "<", ">")
+    member of a class template, a generic lambda), None where none is: g++ puts a template's
+    static variables in sections of their own, out of the shared memory the CPU backend gives
+    each block."""
+    for declaration in _template_heads(code):
         body = next((i for i in range(declaration, len(code)) if code[i] in "{;"), len(code))
         if body == len(code) or code[body] == ";":
             continue  # declared here, defined (or not) elsewhere
@@ -141,9 +157,9 @@ def shared_in_inline_and_elsewhere(code: str) -> int | None:
 
 
 _TEMPLATE_SHARED = (
-    "a __shared__ variable declared in a template is not supported by the CPU backend (g++ "
-    "would give every block the same copy): declare it in the kernel, or in a __device__ "
-    "function that is not a template"
+    "a __shared__ variable declared in a template (or a lambda with an auto parameter) is not "
+    "supported by the CPU backend (g++ would give every block the same copy): declare it in "
+    "the kernel, or in a __device__ function that is not a template"
 )
 _INLINE_SHARED = (
     "__shared__ variables both in an inline function (or a struct's member function) and "

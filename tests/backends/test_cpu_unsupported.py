@@ -25,6 +25,11 @@ from grader.source import KernelSource
         "template <int T> __device__ void f() { __shared__ float a[T]; }",
         "template <class T> struct S { __device__ void f() { __shared__ T a[4]; } };",
         "template <int T = (2 > 1)> __device__ void f() { if (1) { __shared__ float a[T]; } }",
+        # a generic lambda is a template without `template <` (red team, rounds 17 and 18)
+        "__device__ float *f() { auto g = [](auto n) { __shared__ float a[5]; return a + n; };"
+        " return g(0); }",
+        "__global__ void k() { [&] (int i, const auto &j) mutable -> int { __shared__ int a;"
+        " return a; }(1, 2); }",
     ],
 )
 def test_a_shared_variable_in_a_templates_body_is_found(code: str) -> None:
@@ -39,6 +44,9 @@ def test_a_shared_variable_in_a_templates_body_is_found(code: str) -> None:
         "template <int T> __device__ int g() { return T; }\n"
         "__global__ void k() { __shared__ float a[4]; a[0] = g<1>(); }",
         "__global__ void k() { s.template get<1>(); { __shared__ float a[4]; } }",
+        # a lambda whose parameters are not `auto`, and a generic one without shared variables
+        "__global__ void k() { auto g = [](int n) { __shared__ float a[5]; return a[n]; }; }",
+        "__global__ void k() { __shared__ float a[5]; auto g = [](auto n) { return n; }; }",
     ],
 )
 def test_a_shared_variable_outside_every_template_is_not_found(code: str) -> None:
