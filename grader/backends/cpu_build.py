@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import program_cache, sandbox
-from grader.backends import cpu_shared_layout, cpu_symbols
+from grader.backends import cpu_shared_layout, cpu_symbols, nvrtc
 from grader.backends.base import UnsupportedKernelError
 from grader.backends.cpu_equivalence import NotSameProgramError, line_map, prove_same_program
 from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, preprocess_command
@@ -101,6 +101,7 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             build_flags(True),
             preprocess_command(defines, Path("student.cu")),
             toolchain,
+            nvrtc.version(),  # NVRTC's PTX: what the build aligns `__shared__` variables to
         ]
     )
     return hashlib.sha256(material.encode()).hexdigest()[:32]
