@@ -1,12 +1,12 @@
 """The block's shared memory: NVRTC's `__shared__` variables (its PTX) against where g++ put
 them in the kernel's object (`readelf -W -S -s`). The CPU build runs a kernel only where the two
 agree: every variable in the block's memory (the gg_shared sections, which the runtime copies
-per block, fills and guards), and laid out as a GPU lays them out, so that an access past one
-array reaches what it reaches on a GPU, and one past the last faults as there."""
+per block, fills and guards), and laid out as a GPU lays them out (ptxas: in the PTX's order, each
+at its own alignment), so that an access past one array reaches what it reaches on a GPU, and
+one past the last faults as there."""
 
 from __future__ import annotations
 
-import itertools
 import re
 import subprocess
 from dataclasses import dataclass
@@ -14,47 +14,130 @@ from pathlib import Path
 
 from grader.backends.cpu_unit import SHARED_GAP_LIMIT, shared_gap
 
+SHARED_SECTION = "gg_shared"
+CONSTANT_SECTION = "gg_constant"
+
 
 @dataclass(frozen=True)
 class NvrtcShared:
     """NVRTC's `__shared__` variables, from its PTX (not `extern` ones)."""
 
     names: frozenset[str]
-    size: int | None
-    """Their bytes together; None where a declaration is not one `ptx_shared_bytes` reads."""
+    sizes: tuple[int, ...] | None
+    """Their sizes in the PTX's order; None where a declaration is not one this module reads."""
     alignment: int
     """The strictest alignment of one; 0 where there are none."""
+    alignments: tuple[int, ...] = ()
+    """Each one's, in the PTX's order (1 where the PTX gives none)."""
+
+
+_PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b.*$", re.MULTILINE)
+_PTX_SHARED_DECLARATION = re.compile(
+    r"[ \t]*\.shared[ \t]+(?:\.align[ \t]+(\d+)[ \t]+)?(?:\.v(\d)[ \t]+)?\.[a-z]+(\d+)[ \t]+"
+    r"([\w$]+)((?:\[\d+\])*)[ \t]*;[ \t]*"
+)
 
 
 def nvrtc_shared(ptx: str) -> NvrtcShared:
-    return NvrtcShared(ptx_shared_names(ptx), ptx_shared_bytes(ptx), ptx_shared_alignment(ptx))
+    """What NVRTC's PTX declares `.shared`: `.shared .align 4 .b8 NAME[20];`, a vector, a scalar."""
+    names: set[str] = set()
+    sizes: list[int] | None = []
+    alignments: list[int] = []
+    for line in _PTX_SHARED_LINE.finditer(ptx):
+        found = _PTX_SHARED_DECLARATION.fullmatch(line.group())
+        if found is None:
+            sizes = None
+            continue
+        align, lanes, bits, name, dimensions = found.groups()
+        size = int(lanes or 1) * int(bits) // 8
+        for extent in re.findall(r"\d+", dimensions):
+            size *= int(extent)
+        names.add(name)
+        alignments.append(int(align or 1))
+        if sizes is not None:
+            sizes.append(size)
+    read = None if sizes is None else tuple(sizes)
+    return NvrtcShared(frozenset(names), read, max(alignments, default=0), tuple(alignments))
+
+
+@dataclass(frozen=True)
+class _Section:
+    name: str
+    flags: str
+
+
+@dataclass(frozen=True)
+class _Variable:
+    name: str
+    section: str
+    """The index of its section."""
+    offset: int
+    size: int
+    binding: str
+
+
+@dataclass(frozen=True)
+class ObjectLayout:
+    """The sections and the variables (OBJECT symbols) of a kernel's object."""
+
+    sections: dict[str, _Section]
+    variables: tuple[_Variable, ...]
+
+    def in_section(self, name: str) -> list[_Variable]:
+        """The variables of every section called `name`, in their order there."""
+        return sorted(
+            (v for v in self.variables if self.sections[v.section].name == name),
+            key=lambda v: (int(v.section), v.offset),
+        )
+
+
+def object_listing(obj: Path) -> str:
+    """`readelf -W -S -s` of `obj`: its sections and its symbols (one run for every check)."""
+    return subprocess.run(
+        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
+        check=True,
+    ).stdout  # fmt: skip
+
+
+def read_layout(listing: str) -> ObjectLayout:
+    """The sections and variables `object_listing` lists."""
+    sections: dict[str, _Section] = {}
+    variables: list[_Variable] = []
+    for line in listing.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) >= 10 and re.fullmatch(r"\[\d+\]", fields[0]):
+            # [Nr] Name Type Address Off Size ES [Flg] Lk Inf Al: no flags, no field
+            flags = fields[7] if len(fields) == 11 else ""
+            sections[fields[0].strip("[]")] = _Section(fields[1], flags)
+        elif len(fields) == 8 and fields[3] == "OBJECT" and fields[6].isdigit():
+            offset, size = int(fields[1], 16), int(fields[2], 0)
+            variables.append(_Variable(fields[7], fields[6], offset, size, fields[4]))
+    known = tuple(v for v in variables if v.section in sections)
+    return ObjectLayout(sections, known)
 
 
 def refusal(listing: str, nvrtc: NvrtcShared, checked: bool, display_name: str) -> str:
     """Why the CPU build cannot run the kernel whose object `listing` lists alike, or ""."""
-    placed = gg_shared_bytes(listing)
-    elsewhere = shared_elsewhere(listing, nvrtc.names)
-    if elsewhere:
-        elsewhere = f"({elsewhere})"
-    elif nvrtc.size is None:
-        return (
-            f"{display_name}: a __shared__ declaration in NVRTC's PTX the CPU backend cannot read"
-        )
-    elif placed < nvrtc.size:
-        # by size: NVRTC and g++ name a variable of internal linkage apart (red team, round 18);
-        # g++ may keep one that NVVM drops as unused, never the other way round
-        elsewhere = f"(g++ placed {placed} of the {nvrtc.size} bytes NVRTC declares)"
+    layout = read_layout(listing)
+    elsewhere = shared_elsewhere(layout, nvrtc.names) or static_elsewhere(layout)
     if elsewhere:  # a generic lambda's static, say: g++ drops the section of a template's
         return (
-            f"{display_name}: __shared__ variables that g++ does not place in the block's shared "
-            f"memory {elsewhere}, in a generic lambda or a template?: declare them in the kernel "
-            "or in a __device__ function that is not a template"
+            f"{display_name}: a variable that g++ does not place in the block's shared memory "
+            f"({elsewhere}): a __shared__ one in a generic lambda or a template, or a static "
+            "one in a function? Declare __shared__ variables in the kernel or in a __device__ "
+            "function that is not a template"
         )
-    padded = None if checked else padded_shared(listing)
-    if padded:  # (the checked build's sanitizers put redzones between arrays, and watch them)
+    if nvrtc.sizes is None:
+        return f"{display_name}: a __shared__ declaration in NVRTC's PTX the CPU backend can't read"
+    placed = tuple((v.offset, v.size) for v in layout.in_section(SHARED_SECTION))
+    gpu = gpu_layout(nvrtc.sizes, nvrtc.alignments)
+    if not same_layout(placed, gpu):
         return (
-            f"{display_name}: __shared__ arrays that g++ lays out apart ({padded}), where a GPU "
-            "packs them: the CPU backend cannot run an access past one alike"
+            f"{display_name}: __shared__ arrays that g++ lays out otherwise than a GPU (at "
+            f"{_places(placed)} where a GPU has {_places(gpu)}): one that NVVM removes (written "
+            "but never read, or only ever given one value; or an unused __device__ function's), "
+            "or arrays of different alignments (declare the most aligned first)? The CPU "
+            "backend cannot run an access past one alike"
         )
     size, alignment = shared_arrays(listing)
     if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
@@ -65,13 +148,35 @@ def refusal(listing: str, nvrtc: NvrtcShared, checked: bool, display_name: str) 
     return ""
 
 
-def object_listing(obj: Path) -> str:
-    """`readelf -W -S -s` of `obj`: its sections and its symbols, which the checks of its
-    `__shared__` arrays below read (one run for all of them)."""
-    return subprocess.run(
-        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
+def gpu_layout(sizes: tuple[int, ...], alignments: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Where ptxas puts arrays of these sizes and alignments (in the PTX's order): each at its
+    own alignment after the one before, as (offset, size) from the first."""
+    places: list[tuple[int, int]] = []
+    end = 0
+    for size, alignment in zip(sizes, alignments, strict=True):
+        offset = -(-end // alignment) * alignment
+        places.append((offset, size))
+        end = offset + size
+    return tuple(places)
+
+
+def same_layout(placed: tuple[tuple[int, int], ...], gpu: tuple[tuple[int, int], ...]) -> bool:
+    """Whether g++'s arrays (`placed`: offset and size, in its order) lie where a GPU's do, with
+    the same padding between them, each of g++'s one or more of the GPU's back to back: NVVM
+    splits a small array into its elements (`int mine[2]` into two ints), where it lay."""
+    if not placed or not gpu:
+        return not placed and not gpu
+    base = placed[0][0]
+    starts = {offset for offset, _ in gpu}
+    ends = {offset + size for offset, size in gpu}
+    return sum(size for _, size in placed) == sum(size for _, size in gpu) and all(
+        offset - base in starts and offset - base + size in ends for offset, size in placed
+    )
+
+
+def _places(places: tuple[tuple[int, int], ...]) -> str:
+    shown = ", ".join(f"{offset} ({size} bytes)" for offset, size in places[:6])
+    return (shown + (", ..." if len(places) > 6 else "")) or "none"
 
 
 def shared_arrays(listing: str) -> tuple[int, int]:
@@ -80,104 +185,35 @@ def shared_arrays(listing: str) -> tuple[int, int]:
     size, alignment = 0, 1
     for line in listing.splitlines():
         fields = line.replace("[ ", "[").split()
-        if len(fields) > 10 and fields[1] == "gg_shared":
+        if len(fields) > 10 and fields[1] == SHARED_SECTION:
             alignment = max(alignment, int(fields[-1]))
             size = -(-size // alignment) * alignment + int(fields[5], 16)
     return size, alignment
 
 
-_PTX_SHARED = re.compile(r"^\s*\.shared\s+(?:\.align\s+\d+\s+)?\.\w+\s+([\w$]+)", re.MULTILINE)
-
-
-def ptx_shared_names(ptx: str) -> frozenset[str]:
-    """The `__shared__` variables NVRTC's PTX declares (not `extern` ones)."""
-    return frozenset(_PTX_SHARED.findall(ptx))
-
-
-_PTX_SHARED_ALIGN = re.compile(r"^\s*\.shared\s+\.align\s+(\d+)\s", re.MULTILINE)
-
-
-def ptx_shared_alignment(ptx: str) -> int:
-    """The strictest alignment NVRTC's PTX gives a `__shared__` variable (not `extern` ones), 0
-    where it declares none: what the CPU build aligns every one of them to (cpu_unit's
-    compile_command), so that arrays of one alignment lie packed as a GPU lays them out."""
-    return max((int(found) for found in _PTX_SHARED_ALIGN.findall(ptx)), default=0)
-
-
-_PTX_SHARED_DECLARATION = re.compile(
-    r"^[ \t]*\.shared[ \t]+(?:\.align[ \t]+\d+[ \t]+)?(?:\.v(\d)[ \t]+)?\.[a-z]+(\d+)[ \t]+"
-    r"[\w$]+((?:\[\d+\])*)[ \t]*;",
-    re.MULTILINE,
-)
-_PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b", re.MULTILINE)
-
-
-def ptx_shared_bytes(ptx: str) -> int | None:
-    """The bytes of every `__shared__` variable NVRTC's PTX declares (not `extern` ones), None
-    where a declaration is not one this reads (`.shared .align 4 .b8 name[20];`, a vector, a
-    scalar)."""
-    total = 0
-    found = _PTX_SHARED_DECLARATION.findall(ptx)
-    if len(found) != len(_PTX_SHARED_LINE.findall(ptx)):
-        return None
-    for lanes, bits, dimensions in found:
-        size = int(lanes or 1) * int(bits) // 8
-        for extent in re.findall(r"\d+", dimensions):
-            size *= int(extent)
-        total += size
-    return total
-
-
-def gg_shared_bytes(listing: str) -> int:
-    """The bytes of the variables the object (`object_listing`) defines in its gg_shared
-    sections: the block's shared memory, padding not counted."""
-    indices = _gg_shared_indices(listing)
-    total = 0
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
-            total += int(fields[2], 0)
-    return total
-
-
-def shared_elsewhere(listing: str, names: frozenset[str]) -> str | None:
-    """One of `names` (NVRTC's `__shared__` variables) that the object (`object_listing`)
-    defines outside its gg_shared sections, None where there is none: g++ ignores the section of
-    a template's static, a generic lambda's too, and put its array in .bss, one copy for every
-    block (red team, round 17: a wrong kernel passed 100/100, a right one failed)."""
-    shared = _gg_shared_indices(listing)
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[7] in names and fields[6] not in shared:
-            return fields[7]
+def shared_elsewhere(layout: ObjectLayout, names: frozenset[str]) -> str | None:
+    """One of `names` (NVRTC's `__shared__` variables) that the object defines outside its
+    gg_shared sections, None where there is none: g++ ignores the section of a template's
+    static, a generic lambda's too, and put its array in .bss, one copy for every block (red
+    team, round 17: a wrong kernel passed 100/100, a right one failed)."""
+    for variable in layout.variables:
+        if variable.name in names and layout.sections[variable.section].name != SHARED_SECTION:
+            return variable.name
     return None
 
 
-def _gg_shared_indices(listing: str) -> set[str]:
-    """The indices of the gg_shared sections in `readelf -S` output."""
-    indices = set()
-    for line in listing.splitlines():
-        fields = line.replace("[ ", "[").split()
-        if len(fields) > 2 and fields[1] == "gg_shared":
-            indices.add(fields[0].strip("[]"))
-    return indices
-
-
-def padded_shared(listing: str) -> str | None:
-    """The first `__shared__` array of the object (`object_listing`) that g++ laid out with
-    padding after it, before the
-    next ("NAME: SIZE bytes, then PAD bytes of padding"), None where they lie back to back. A GPU
-    packs them at their own alignment; g++ aligns an array of 32 bytes or more to 32 (of 16 to
-    16): a read past `float bias[5]` reached 0xFF padding here, a value of the next array on a
-    GPU (red team, round 16: 100/100 on the CPU, 10/100 on a GPU)."""
-    indices = _gg_shared_indices(listing)
-    arrays = []
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[3] == "OBJECT" and fields[6] in indices:
-            arrays.append((fields[6], int(fields[1], 16), int(fields[2], 0), fields[7]))
-    arrays.sort()
-    for (section, at, size, name), following in itertools.pairwise(arrays):
-        if following[0] == section and following[1] > at + size:
-            return f"{name}: {size} bytes, then {following[1] - at - size} bytes of padding"
+def static_elsewhere(layout: ObjectLayout) -> str | None:
+    """A function's static variable, or a template's, that the object defines in writable
+    memory outside the block's shared memory and the `__constant__` variables, None where there
+    is none. Such a variable is one copy for every block: where it is an escaped `__shared__` one,
+    NVRTC names it otherwise when it has internal linkage (`_INTERNAL_<hash>`), and the name
+    above does not find it (red team, rounds 18 and 19). A `__device__` variable at namespace
+    scope is neither (`_ZZ` names a function's static; a template's is UNIQUE, in a group)."""
+    for variable in layout.variables:
+        section = layout.sections[variable.section]
+        writable = "W" in section.flags and not section.name.startswith(".data.rel.ro")
+        if not writable or section.name in (SHARED_SECTION, CONSTANT_SECTION):
+            continue
+        if variable.name.startswith("_ZZ") or variable.binding == "UNIQUE" or "G" in section.flags:
+            return variable.name
     return None

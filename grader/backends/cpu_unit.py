@@ -155,7 +155,7 @@ def compile_command(
     checked: with the sanitizers), and beside it each function's stack frame and the calls
     between them (OUTPUT with the suffixes .su and .ci; cpu_symbols.oversized_stack).
     `shared_alignment`: what every `__shared__` variable is aligned to (cuda_kernel.hpp), the
-    strictest alignment NVRTC gives one (cpu_shared_layout.ptx_shared_alignment); 0: g++'s own."""
+    strictest alignment NVRTC gives one (cpu_shared_layout.nvrtc_shared); 0: g++'s own."""
     aligned = [f"-D{SHARED_ALIGN_MACRO}={shared_alignment}"] if shared_alignment > 0 else []
     return [
         "g++", *kernel_unit_flags(checked), *aligned, "-fstack-usage", "-fcallgraph-info",

@@ -211,15 +211,18 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 _INTRINSICS = """
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
     __shared__ __align__(16) float pad[4];
-    __shared__ unsigned counter;
+    // an atomic on a local variable traps on a GPU (NVVM writes `trap`): bits is shared, and
+    // beside pad aligned alike (arrays of different alignments: g++ lays them out otherwise)
+    __shared__ __align__(16) unsigned words[4];
+    unsigned &counter = words[0], &bits = words[1];
     int row = __mul24(blockIdx.y, blockDim.y) + threadIdx.y;
     int col = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
     __builtin_assume(K >= 0);
-    if (threadIdx.x == 0 && threadIdx.y == 0) counter = 0;
-    pad[threadIdx.x % 4] = 0.0f;
+    if (threadIdx.x == 0 && threadIdx.y == 0) counter = 0, bits = 0xffu + K - K;
+    pad[threadIdx.x % 4] = A[0] * 0.0f;  // no constant: NVVM would fold pad away
     __syncthreads();
     atomicInc(&counter, 1000000u);
-    unsigned bad = 0, bits = 0xffu;
+    unsigned bad = 0;
     atomicAnd(&bits, 0x0fu); bad |= (bits != 0x0fu) << 0;
     bad |= (__mul24(0x00800000, 2) != -16777216) << 1;
     bad |= (__umul24(0x1000001u, 3u) != 3u) << 2;
@@ -256,6 +259,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     bad |= (__ddiv_ru(1.0, 3.0 + (double)(K - K)) != 0x1.5555555555556p-2) << 26;
     bad |= (__dmul_rd(third_d, 3.0) != 0x1.fffffffffffffp-1 || third_d * 3.0 != 1.0) << 27;
     __stcg(&pad[1], 0.0f);
+    bad |= (pad[(threadIdx.x + 1) % 4] != 0.0f) << 28;  // another thread's: NVVM keeps pad
     if (row < M && col < N) {
         float acc = 0.0f;
         for (int k = 0; k < K; ++k) acc += __ldcs(&A[row * K + k]) * __ldca(&B[k * N + col]);
@@ -312,7 +316,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 _INLINE_HELPER = """
 __device__ inline float zero() {
     __shared__ float s[1];
-    if (threadIdx.x == 0 && threadIdx.y == 0) s[0] = 0.0f;
+    if (threadIdx.x == 0 && threadIdx.y == 0) s[0] = 0.0f * blockIdx.x;  // NVVM folds a constant
     __syncthreads();
     return s[0];
 }
@@ -363,8 +367,9 @@ def test_an_overflowing_shared_array_is_reported(small_ex1: Exercise) -> None:
     body = """
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
     __shared__ float tile[16][16];
-    tile[threadIdx.y][threadIdx.x + 1] = 1.0f;
+    tile[threadIdx.y][threadIdx.x + 1] = A[0];
     __syncthreads();
+    C[0] = tile[0][1];  // read: NVVM removes an array never read
 }
 """
     report = _grade(small_ex1, body)

@@ -39,7 +39,7 @@ __global__ void probe(const float *A, const float *B, float *C, int M, int K, in
     first[i] = 1.0f;
     second[i] = 2.0f;
     __syncthreads();
-    C[i] = at(&%s[0], i + %s);
+    C[i] = at(&%s[0], i + %s) + 0.0f * (first[i] + second[i]);  // both read: NVVM keeps both
 }
 """
 
@@ -116,15 +116,16 @@ __global__ void probe(const float *A, const float *B, float *C, int M, int K, in
     __shared__ float tile[64];
     const int i = threadIdx.x;
     float *p = &tile[0];
-    p[i + 1] = 1.0f;  // one past the end for the last thread: a fault on a GPU
+    p[i + 1] = A[0];  // one past the end for the last thread: a fault on a GPU
     __syncthreads();
-    C[i] = 1.0f;
+    C[i] = 1.0f + 0.0f * tile[i];  // read (and not one constant): NVVM keeps the array
 }
 
 __global__ void naive(const float *A, const float *B, float *C, int M, int K, int N)
 {
     __shared__ float spare[64];  // laid out after `tile`, but not this launch's on a GPU
-    spare[threadIdx.x] = 0.0f;
+    spare[threadIdx.x] = A[0];
+    C[threadIdx.x] = spare[(threadIdx.x + 1) % 64];
 }
 """
 

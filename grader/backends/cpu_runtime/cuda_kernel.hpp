@@ -154,8 +154,8 @@ void free(void *pointer) __asm__("_GG_free");
 // from its PTX; cpu_unit.compile_command): a user's alignment, which g++ does not raise, where
 // it would align an array of 16 bytes or more to 16 or 32 and a GPU packs arrays at their own
 // alignment. Arrays of one alignment then lie as a GPU lays them out, an access past one
-// reaching the next one's first value (red team, round 16); padding that remains, between
-// arrays of different alignments, leaves the kernel to a GPU (cpu_shared_layout.padded_shared).
+// reaching the next one's first value (red team, round 16); a layout that still differs from a
+// GPU's (arrays of different alignments) leaves the kernel to a GPU (cpu_shared_layout).
 #ifdef _GG_SHARED_ALIGN
 #define __shared__ static __attribute__((section("gg_shared"), aligned(_GG_SHARED_ALIGN)))
 #else

@@ -3,7 +3,7 @@
 // the strictest, 8, so g++ leaves 4 bytes after the int where a GPU has scale[0]: the layouts
 // differ, and the CPU backend leaves the kernel to a GPU (an access past one array would not
 // reach what it reaches on a GPU).
-// RESULT: CPU "needs a GPU" (steps: 4 bytes, then 4 bytes of padding); GPU 100/100.
+// RESULT: CPU "needs a GPU" (g++: 0, 8, 24; a GPU: 0, 4, 16); GPU 100/100.
 #define TILE 16
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
 {
