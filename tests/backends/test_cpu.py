@@ -243,7 +243,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     bad |= (__int2float_rz(big) != 16777216.0f || __int2float_ru(big) != 16777218.0f) << 15;
     bad |= (__float2uint_rn(2.5f) != 2u || __double2float_rd(0.1) != 0.099999994f) << 16;
     bad |= (__hiloint2double(0x3ff00000, 0) != 1.0 || __fma_rn(2.0, 3.0, 1.0) != 7.0) << 17;
-    bad |= (__dsqrt_rn(4.0) != 2.0 || __ldcg(&pad[0]) != 0.0f) << 18;
+    bad |= (__dsqrt_rn(4.0) != 2.0 || __ldcg(&A[0]) != A[0]) << 18;
     int count = __syncthreads_count(threadIdx.x < 3);
     int all = __syncthreads_and(1), any = __syncthreads_or(threadIdx.x == 5 && threadIdx.y == 0);
     bad |= (count != 3 * (int)blockDim.y || all != 1 || any != 1) << 19;
@@ -258,13 +258,12 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
     double third_d = 1.0 / (3.0 + (double)(K - K));  // double's rounding goes through binary128
     bad |= (__ddiv_ru(1.0, 3.0 + (double)(K - K)) != 0x1.5555555555556p-2) << 26;
     bad |= (__dmul_rd(third_d, 3.0) != 0x1.fffffffffffffp-1 || third_d * 3.0 != 1.0) << 27;
-    __stcg(&pad[1], 0.0f);
     bad |= (pad[(threadIdx.x + 1) % 4] != 0.0f) << 28;  // another thread's: NVVM keeps pad
     if (row < M && col < N) {
         float acc = 0.0f;
         for (int k = 0; k < K; ++k) acc += __ldcs(&A[row * K + k]) * __ldca(&B[k * N + col]);
         if (bad) printf("bad bits %x\\n", bad);
-        C[row * N + col] = acc + (float)bad;
+        __stcg(&C[row * N + col], acc + (float)bad);
     }
 }
 """
@@ -276,6 +275,23 @@ def test_cuda_s_intrinsics_compute_what_the_gpu_computes(small_ex1: Exercise) ->
     # result is not CUDA's
     report = _grade(small_ex1, _INTRINSICS)
     assert report.passed and not report.needs_gpu, _messages(report)
+
+
+def test_a_cache_hinted_load_of_a_shared_address_fails_as_on_a_gpu(small_ex1: Exercise) -> None:
+    # ld.global.cg of a shared address: cudaErrorInvalidAddressSpace on an H100, where the CPU
+    # read the array (our own _INTRINSICS did it, and passed on the CPU only)
+    body = """
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N) {
+    __shared__ float tile[16];
+    tile[threadIdx.x % 16] = A[0];
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) C[0] = __ldg(&tile[(threadIdx.y + 1) % 16]);
+}
+"""
+    report = _grade(small_ex1, body)
+    runtime = report.checks[1]
+    assert runtime.status == "failed" and not report.needs_gpu
+    assert "__ldg() of an address in the block's shared memory" in runtime.message, runtime.message
 
 
 def test_a_cuda_built_in_the_runtime_lacks_is_refused_from_the_source(small_ex1: Exercise) -> None:

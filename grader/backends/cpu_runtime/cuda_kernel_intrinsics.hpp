@@ -240,17 +240,29 @@ inline unsigned __urhadd(unsigned x, unsigned y) {
 // ---- loads and stores through a cache hint: CUDA's overloads, and only those (sm_32_intrinsics.h;
 // a template here took a pointer to a class of the file's own, which a GPU refuses: red team,
 // round 7) ------------------------------------------------------------------------------------
+// They are global memory's instructions (ld.global.cg, ...): given a pointer into the block's
+// shared memory, a GPU fails the launch (cudaErrorInvalidAddressSpace, measured on an H100), where
+// a plain load here read the array (one of our own test kernels passed on the CPU only).
+namespace gg {
+extern "C" char _GG_guards_begin[] __attribute__((weak));  // shared.ld: the block's shared memory
+extern "C" char _GG_guards_end[] __attribute__((weak));    // and the guards around it
+[[noreturn]] void not_global(const char *what) __asm__("_GG_not_global");
+inline void global_only(const void *p, const char *what) {
+    const char *at = static_cast<const char *>(p);
+    if (__builtin_expect(at >= _GG_guards_begin && at < _GG_guards_end, 0)) not_global(what);
+}
+}  // namespace gg
 #define GG_LOADS(T)                                                                                 \
-    inline T __ldg(const T *p) { return *p; }                                                       \
-    inline T __ldcg(const T *p) { return *p; }                                                      \
-    inline T __ldca(const T *p) { return *p; }                                                      \
-    inline T __ldcs(const T *p) { return *p; }                                                      \
-    inline T __ldlu(const T *p) { return *p; }                                                      \
-    inline T __ldcv(const T *p) { return *p; }                                                      \
-    inline void __stcg(T *p, T value) { *p = value; }                                               \
-    inline void __stcs(T *p, T value) { *p = value; }                                               \
-    inline void __stwt(T *p, T value) { *p = value; }                                               \
-    inline void __stwb(T *p, T value) { *p = value; }
+    inline T __ldg(const T *p) { ::gg::global_only(p, "__ldg"); return *p; }                        \
+    inline T __ldcg(const T *p) { ::gg::global_only(p, "__ldcg"); return *p; }                      \
+    inline T __ldca(const T *p) { ::gg::global_only(p, "__ldca"); return *p; }                      \
+    inline T __ldcs(const T *p) { ::gg::global_only(p, "__ldcs"); return *p; }                      \
+    inline T __ldlu(const T *p) { ::gg::global_only(p, "__ldlu"); return *p; }                      \
+    inline T __ldcv(const T *p) { ::gg::global_only(p, "__ldcv"); return *p; }                      \
+    inline void __stcg(T *p, T value) { ::gg::global_only(p, "__stcg"); *p = value; }               \
+    inline void __stcs(T *p, T value) { ::gg::global_only(p, "__stcs"); *p = value; }               \
+    inline void __stwt(T *p, T value) { ::gg::global_only(p, "__stwt"); *p = value; }               \
+    inline void __stwb(T *p, T value) { ::gg::global_only(p, "__stwb"); *p = value; }
 GG_LOADS(char) GG_LOADS(signed char) GG_LOADS(unsigned char) GG_LOADS(short)
 GG_LOADS(unsigned short) GG_LOADS(int) GG_LOADS(unsigned) GG_LOADS(long) GG_LOADS(unsigned long)
 GG_LOADS(long long) GG_LOADS(unsigned long long) GG_LOADS(float) GG_LOADS(double)

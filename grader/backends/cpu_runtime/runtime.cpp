@@ -18,6 +18,11 @@ unsigned long long _GG_warp_op(::gg::WarpOp op, unsigned mask, unsigned long lon
     return ::gg::warp_op(op, mask, value, lane_arg, width, line);
 }
 void *_GG_dynamic_shared() { return ::gg::dynamic_shared(); }
+[[noreturn]] void _GG_not_global(const char *what) {
+    char message[256];
+    GG_FORMAT(message, "%s() of an address in the block's shared memory: a load or store of global memory's, which fails the launch on a GPU (invalid address space)", what);
+    ::gg::fail(message);
+}
 
 // A kernel's malloc and free. What CUDA's device heap (8 MB by default) gives a thread depends on
 // how many blocks every live thread of every resident warp holds at that moment; here one thread
