@@ -245,7 +245,7 @@ def _link(
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
     listing = cpu_shared_layout.object_listing(obj)
-    refused = cpu_shared_layout.refusal(listing, shared, program.checked, display_name)
+    refused = cpu_shared_layout.refusal(listing, shared, display_name)
     if refused:
         return refused
     size, alignment = cpu_shared_layout.shared_arrays(listing)

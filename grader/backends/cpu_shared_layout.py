@@ -116,7 +116,7 @@ def read_layout(listing: str) -> ObjectLayout:
     return ObjectLayout(sections, known)
 
 
-def refusal(listing: str, nvrtc: NvrtcShared, checked: bool, display_name: str) -> str:
+def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
     """Why the CPU build cannot run the kernel whose object `listing` lists alike, or ""."""
     layout = read_layout(listing)
     elsewhere = shared_elsewhere(layout, nvrtc.names) or static_elsewhere(layout)

@@ -85,14 +85,14 @@ _KERNEL = "float *k(int n) { SHARED float terms[5]; return terms + n; }\n"
 def test_a_variable_g_plus_plus_keeps_outside_the_block_s_memory_is_refused(
     tmp_path: Path, code: str
 ) -> None:
-    why = refusal(_listing(tmp_path, _KERNEL + code), _NVRTC, False, "kernel.cu")
+    why = refusal(_listing(tmp_path, _KERNEL + code), _NVRTC, "kernel.cu")
     assert "a variable that g++ does not place in the block's shared memory" in why, why
 
 
 def test_arrays_g_plus_plus_keeps_that_nvrtc_drops_are_refused(tmp_path: Path) -> None:
     # an unused function's array after terms: g++ keeps it, NVVM does not (red team, round 19)
     spare = "float *unused(int n) { SHARED float spare[4]; return spare + n; }\n"
-    why = refusal(_listing(tmp_path, _KERNEL + spare), _NVRTC, False, "kernel.cu")
+    why = refusal(_listing(tmp_path, _KERNEL + spare), _NVRTC, "kernel.cu")
     assert "(at 0 (20 bytes), 32 (16 bytes) where a GPU has 0 (20 bytes))" in why, why
 
 
@@ -125,7 +125,7 @@ def test_the_arrays_nvrtc_declares_beside_device_variables_are_run(tmp_path: Pat
     # __device__ variables at namespace scope, with and without linkage, are no shared ones
     code = _KERNEL + "int launches;\nstatic int seen;\nint *use() { seen++; return &launches; }\n"
     listing = _listing(tmp_path, code)
-    assert refusal(listing, _NVRTC, False, "kernel.cu") == ""
+    assert refusal(listing, _NVRTC, "kernel.cu") == ""
     # and a PTX declaration this module cannot size refuses it, never counts for nothing
-    unread = refusal(listing, replace(_NVRTC, sizes=None), False, "kernel.cu")
+    unread = refusal(listing, replace(_NVRTC, sizes=None), "kernel.cu")
     assert "a __shared__ declaration in NVRTC's PTX the CPU backend can't read" in unread
