@@ -78,7 +78,7 @@ def check_toolchain() -> str:
         raise CpuUnavailableError(
             "no C++ compiler (g++): install it (Debian/Ubuntu: apt-get install g++)"
         )
-    missing = [tool for tool in ("nm", "readelf", "objcopy") if not shutil.which(tool)]
+    missing = [tool for tool in ("nm", "readelf", "objcopy", "c++filt") if not shutil.which(tool)]
     if missing:  # they read and localize what each build defines (cpu_symbols, cpu_unit)
         raise CpuUnavailableError(f"{', '.join(missing)} missing: install binutils")
     if (

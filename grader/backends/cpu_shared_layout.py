@@ -22,7 +22,8 @@ CONSTANT_SECTION = "gg_constant"
 class NvrtcShared:
     """NVRTC's `__shared__` variables, from its PTX (not `extern` ones)."""
 
-    names: frozenset[str]
+    names: tuple[str, ...]
+    """Their names as the PTX gives them, in its order."""
     sizes: tuple[int, ...] | None
     """Their sizes in the PTX's order; None where a declaration is not one this module reads."""
     alignment: int
@@ -40,7 +41,7 @@ _PTX_SHARED_DECLARATION = re.compile(
 
 def nvrtc_shared(ptx: str) -> NvrtcShared:
     """What NVRTC's PTX declares `.shared`: `.shared .align 4 .b8 NAME[20];`, a vector, a scalar."""
-    names: set[str] = set()
+    names: list[str] = []
     sizes: list[int] | None = []
     alignments: list[int] = []
     for line in _PTX_SHARED_LINE.finditer(ptx):
@@ -52,12 +53,12 @@ def nvrtc_shared(ptx: str) -> NvrtcShared:
         size = int(lanes or 1) * int(bits) // 8
         for extent in re.findall(r"\d+", dimensions):
             size *= int(extent)
-        names.add(name)
+        names.append(name)
         alignments.append(int(align or 1))
         if sizes is not None:
             sizes.append(size)
     read = None if sizes is None else tuple(sizes)
-    return NvrtcShared(frozenset(names), read, max(alignments, default=0), tuple(alignments))
+    return NvrtcShared(tuple(names), read, max(alignments, default=0), tuple(alignments))
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,19 @@ def read_layout(listing: str) -> ObjectLayout:
 def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
     """Why the CPU build cannot run the kernel whose object `listing` lists alike, or ""."""
     layout = read_layout(listing)
-    elsewhere = shared_elsewhere(layout, nvrtc.names) or static_elsewhere(layout)
+    elsewhere = static_elsewhere(layout)
+    placed: list[Array] = []
+    gpu: list[Array] = []
+    if elsewhere is None:
+        if nvrtc.sizes is None:
+            unread = "a __shared__ declaration in NVRTC's PTX the CPU backend can't read"
+            return f"{display_name}: {unread}"
+        try:
+            placed, gpu = gpp_arrays(layout), gpu_arrays(nvrtc)
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            return f"{display_name}: the names of the __shared__ arrays could not be read ({exc})"
+        missing = [name for name, _, _ in gpu if name not in {n for n, _, _ in placed}]
+        elsewhere = _short(missing[0]) if missing else None
     if elsewhere:  # a generic lambda's static, say: g++ drops the section of a template's
         return (
             f"{display_name}: a variable that g++ does not place in the block's shared memory "
@@ -127,17 +140,13 @@ def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
             "one in a function? Declare __shared__ variables in the kernel or in a __device__ "
             "function that is not a template"
         )
-    if nvrtc.sizes is None:
-        return f"{display_name}: a __shared__ declaration in NVRTC's PTX the CPU backend can't read"
-    placed = tuple((v.offset, v.size) for v in layout.in_section(SHARED_SECTION))
-    gpu = gpu_layout(nvrtc.sizes, nvrtc.alignments)
-    if not same_layout(placed, gpu):
+    if placed != gpu:
         return (
-            f"{display_name}: __shared__ arrays that g++ lays out otherwise than a GPU (at "
-            f"{_places(placed)} where a GPU has {_places(gpu)}): one that NVVM removes (written "
-            "but never read, or only ever given one value; or an unused __device__ function's), "
-            "or arrays of different alignments (declare the most aligned first)? The CPU "
-            "backend cannot run an access past one alike"
+            f"{display_name}: __shared__ arrays that g++ lays out otherwise than a GPU "
+            f"({_places(placed)}, where a GPU has {_places(gpu)}): one that NVVM removes "
+            "(written but never read, or only ever given one value; or an unused __device__ "
+            "function's), arrays in several functions, or of different alignments (declare "
+            "the most aligned first)? The CPU backend cannot run an access past one alike"
         )
     size, alignment = shared_arrays(listing)
     if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
@@ -148,35 +157,64 @@ def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
     return ""
 
 
-def gpu_layout(sizes: tuple[int, ...], alignments: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """Where ptxas puts arrays of these sizes and alignments (in the PTX's order): each at its
-    own alignment after the one before, as (offset, size) from the first."""
-    places: list[tuple[int, int]] = []
+Array = tuple[str, int, int]
+"""An array of the block's shared memory: its name (demangled, NVRTC's decorations of internal
+linkage taken off), its offset from the first one's, its size."""
+
+
+def gpu_arrays(nvrtc: NvrtcShared) -> list[Array]:
+    """Where ptxas puts NVRTC's arrays: in the PTX's order, each at its own alignment after the
+    one before. NVVM splits a small array into its elements (`int mine[2]` into `mine_$_0` and
+    `mine_$_1`), which lie where it lay: one array here."""
+    arrays: list[Array] = []
     end = 0
-    for size, alignment in zip(sizes, alignments, strict=True):
+    names = readable(nvrtc.names)
+    for name, size, alignment in zip(names, nvrtc.sizes or (), nvrtc.alignments, strict=True):
         offset = -(-end // alignment) * alignment
-        places.append((offset, size))
+        if arrays and arrays[-1][0] == name and arrays[-1][1] + arrays[-1][2] == offset:
+            arrays[-1] = (name, arrays[-1][1], arrays[-1][2] + size)
+        else:
+            arrays.append((name, offset, size))
         end = offset + size
-    return tuple(places)
+    return arrays
 
 
-def same_layout(placed: tuple[tuple[int, int], ...], gpu: tuple[tuple[int, int], ...]) -> bool:
-    """Whether g++'s arrays (`placed`: offset and size, in its order) lie where a GPU's do, with
-    the same padding between them, each of g++'s one or more of the GPU's back to back: NVVM
-    splits a small array into its elements (`int mine[2]` into two ints), where it lay."""
-    if not placed or not gpu:
-        return not placed and not gpu
-    base = placed[0][0]
-    starts = {offset for offset, _ in gpu}
-    ends = {offset + size for offset, size in gpu}
-    return sum(size for _, size in placed) == sum(size for _, size in gpu) and all(
-        offset - base in starts and offset - base + size in ends for offset, size in placed
-    )
+def gpp_arrays(layout: ObjectLayout) -> list[Array]:
+    """g++'s arrays in the block's shared memory, in its order."""
+    variables = layout.in_section(SHARED_SECTION)
+    names = readable(tuple(v.name for v in variables))
+    base = variables[0].offset if variables else 0
+    return [(n, v.offset - base, v.size) for n, v in zip(names, variables, strict=True)]
 
 
-def _places(places: tuple[tuple[int, int], ...]) -> str:
-    shown = ", ".join(f"{offset} ({size} bytes)" for offset, size in places[:6])
-    return (shown + (", ..." if len(places) > 6 else "")) or "none"
+_SPLIT = re.compile(r"_\$_\d+$")
+_INTERNAL = re.compile(r"\b_INTERNAL_\w+::")
+
+
+def readable(names: tuple[str, ...]) -> list[str]:
+    """`names` demangled (c++filt), as both compilers would write them: without NVRTC's
+    `_INTERNAL_<hash>::` on what has internal linkage (a `static` function's variables, an unnamed
+    namespace's: red team, rounds 18 and 20) and the suffix of an element NVVM split off."""
+    if not names:
+        return []
+    done = subprocess.run(
+        ["c++filt"], input="".join(_SPLIT.sub("", n) + "\n" for n in names), capture_output=True,
+        text=True, timeout=60, check=True,
+    )  # fmt: skip
+    demangled = done.stdout.splitlines()
+    if len(demangled) != len(names):
+        raise ValueError("c++filt gave another number of names")
+    return [_INTERNAL.sub("", name) for name in demangled]
+
+
+def _short(name: str) -> str:
+    """A demangled name without its scopes: `matmul_tiled(...)::a_tile` is `a_tile`."""
+    return name.rsplit("::", 1)[-1]
+
+
+def _places(arrays: list[Array]) -> str:
+    shown = ", ".join(f"{_short(name)} at {offset}" for name, offset, _ in arrays[:6])
+    return (shown + (", ..." if len(arrays) > 6 else "")) or "none"
 
 
 def shared_arrays(listing: str) -> tuple[int, int]:
@@ -191,23 +229,12 @@ def shared_arrays(listing: str) -> tuple[int, int]:
     return size, alignment
 
 
-def shared_elsewhere(layout: ObjectLayout, names: frozenset[str]) -> str | None:
-    """One of `names` (NVRTC's `__shared__` variables) that the object defines outside its
-    gg_shared sections, None where there is none: g++ ignores the section of a template's
-    static, a generic lambda's too, and put its array in .bss, one copy for every block (red
-    team, round 17: a wrong kernel passed 100/100, a right one failed)."""
-    for variable in layout.variables:
-        if variable.name in names and layout.sections[variable.section].name != SHARED_SECTION:
-            return variable.name
-    return None
-
-
 def static_elsewhere(layout: ObjectLayout) -> str | None:
     """A function's static variable, or a template's, that the object defines in writable
     memory outside the block's shared memory and the `__constant__` variables, None where there
     is none. Such a variable is one copy for every block: where it is an escaped `__shared__` one,
-    NVRTC names it otherwise when it has internal linkage (`_INTERNAL_<hash>`), and the name
-    above does not find it (red team, rounds 18 and 19). A `__device__` variable at namespace
+    NVRTC names it otherwise when it has internal linkage (`_INTERNAL_<hash>`) (red team, rounds
+    18 and 19). A `__device__` variable at namespace
     scope is neither (`_ZZ` names a function's static; a template's is UNIQUE, in a group)."""
     for variable in layout.variables:
         section = layout.sections[variable.section]

@@ -119,6 +119,9 @@ def shared_in_template(code: str) -> int | None:
     each block."""
     for declaration in _template_heads(code):
         body = next((i for i in range(declaration, len(code)) if code[i] in "{;"), len(code))
+        variable = _SHARED.search(code, declaration, body)
+        if variable:  # a variable template (red team, round 20)
+            return variable.start()
         if body == len(code) or code[body] == ";":
             continue  # declared here, defined (or not) elsewhere
         found = _SHARED.search(code, body, _closing(code, body, "{", "}"))

@@ -26,6 +26,7 @@ ROUND_16 = ROOT / "tests/data/gpu_tells/round16"
 ROUND_17 = ROOT / "tests/data/gpu_tells/round17"
 ROUND_18 = ROOT / "tests/data/gpu_tells/round18"
 ROUND_19 = ROOT / "tests/data/gpu_tells/round19"
+ROUND_20 = ROOT / "tests/data/gpu_tells/round20"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -138,7 +139,7 @@ def test_shared_variables_of_different_alignments_g_plus_plus_pads_apart_are_lef
     assert_left_to_a_gpu(
         small_course,
         ROUND_18 / "mixed_alignments_right.cu",
-        "lays out otherwise than a GPU (at 0 (4 bytes), 8 (12 bytes), 24 (8 bytes)",
+        "lays out otherwise than a GPU (steps at 0, scale at 8, total at 24, a_tile at 32",
     )
 
 
@@ -180,6 +181,15 @@ def test_a_shared_array_g_plus_plus_puts_outside_the_block_s_memory_is_left_to_a
         (ROUND_19 / "digraph_lambda_neg.cu", "that g++ does not place in the block's shared"),
         (ROUND_19 / "unbalanced_template_neg.cu", "that g++ does not place in the block's shared"),
         (ROUND_19 / "digraph_tiles_right.cu", "that g++ does not place in the block's shared"),
+        # two arrays of one size that NVVM orders otherwise than g++: a read below one reached
+        # the reserved KB (NaN, dropped by fmaxf) where a GPU reads the other (100/100 with both
+        # builds, Gradescope too; GPU 10/100; round 20)
+        (ROUND_20 / "swap_static_helper_nocounter.cu", "lays out otherwise than a GPU"),
+        # an unnamed namespace's variable template: in .bss, under a name of internal linkage,
+        # an unused function's array in its place (wrong 100/100, right 19/100; round 20); the
+        # scan finds it now (the object's check: test_cpu_shared_layout.py)
+        (ROUND_20 / "anon_vartemplate_counter.cu", "a __shared__ variable declared in a template"),
+        (ROUND_20 / "anon_vartemplate_tiles_right.cu", "variable declared in a template"),
     ],
     ids=lambda value: value.name if isinstance(value, Path) else "",
 )

@@ -30,6 +30,8 @@ from grader.source import KernelSource
         " return g(0); }",
         "__global__ void k() { [&] (int i, const auto &j) mutable -> int { __shared__ int a;"
         " return a; }(1, 2); }",
+        # a variable template: its declaration ends at `;`, with no body (round 20)
+        "namespace { template <int N> __shared__ float ones[N]; }",
     ],
 )
 def test_a_shared_variable_in_a_templates_body_is_found(code: str) -> None:
