@@ -30,6 +30,8 @@ class NvrtcShared:
     """The strictest alignment of one; 0 where there are none."""
     alignments: tuple[int, ...] = ()
     """Each one's, in the PTX's order (1 where the PTX gives none)."""
+    kernels: tuple[str, ...] = ()
+    """The kernels (`.entry`) that may reach one of them: their own, or through a call."""
 
 
 _PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b.*$", re.MULTILINE)
@@ -58,7 +60,36 @@ def nvrtc_shared(ptx: str) -> NvrtcShared:
         if sizes is not None:
             sizes.append(size)
     read = None if sizes is None else tuple(sizes)
-    return NvrtcShared(tuple(names), read, max(alignments, default=0), tuple(alignments))
+    return NvrtcShared(
+        tuple(names), read, max(alignments, default=0), tuple(alignments),
+        _kernels_reaching(ptx, names),
+    )  # fmt: skip
+
+
+_FUNCTION_HEAD = re.compile(
+    r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(entry|func)\b[^\n(]*?([\w$]+)[ \t]*\(",
+    re.MULTILINE,
+)
+
+
+def _kernels_reaching(ptx: str, names: list[str]) -> tuple[str, ...]:
+    """The kernels of the PTX whose body names one of `names`, or calls a function (which may):
+    ptxas lays out each kernel's shared memory apart, from what that kernel reaches."""
+    found: list[str] = []
+    for head in _FUNCTION_HEAD.finditer(ptx):
+        opening = ptx.find("{", head.end())
+        if head.group(1) != "entry" or opening < 0:
+            continue
+        depth, end = 0, len(ptx)
+        for index in range(opening, len(ptx)):
+            depth += {"{": 1, "}": -1}.get(ptx[index], 0)
+            if depth == 0:
+                end = index
+                break
+        body = ptx[opening:end]
+        if re.search(r"\bcall(?:\.uni)?\b", body) or any(n in body for n in names):
+            found.append(head.group(2))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -119,6 +150,13 @@ def read_layout(listing: str) -> ObjectLayout:
 
 def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
     """Why the CPU build cannot run the kernel whose object `listing` lists alike, or ""."""
+    if len(nvrtc.kernels) > 1:
+        return (
+            f"{display_name}: several kernels that reach __shared__ variables "
+            f"({', '.join(_kernel_names(nvrtc.kernels))}): a GPU lays out each one's shared "
+            "memory apart, "
+            "the CPU backend one for the file; keep only the graded kernel's"
+        )
     layout = read_layout(listing)
     elsewhere = static_elsewhere(layout)
     placed: list[Array] = []
@@ -169,9 +207,11 @@ def gpu_arrays(nvrtc: NvrtcShared) -> list[Array]:
     arrays: list[Array] = []
     end = 0
     names = readable(nvrtc.names)
-    for name, size, alignment in zip(names, nvrtc.sizes or (), nvrtc.alignments, strict=True):
+    split = [_SPLIT.search(name) is not None for name in nvrtc.names]
+    pieces = zip(names, nvrtc.sizes or (), nvrtc.alignments, split, strict=True)
+    for name, size, alignment, piece in pieces:
         offset = -(-end // alignment) * alignment
-        if arrays and arrays[-1][0] == name and arrays[-1][1] + arrays[-1][2] == offset:
+        if piece and arrays and arrays[-1][0] == name and sum(arrays[-1][1:]) == offset:
             arrays[-1] = (name, arrays[-1][1], arrays[-1][2] + size)
         else:
             arrays.append((name, offset, size))
@@ -205,6 +245,14 @@ def readable(names: tuple[str, ...]) -> list[str]:
     if len(demangled) != len(names):
         raise ValueError("c++filt gave another number of names")
     return [_INTERNAL.sub("", name) for name in demangled]
+
+
+def _kernel_names(kernels: tuple[str, ...]) -> list[str]:
+    """The kernels' names as the file spells them (without their parameters), the first three."""
+    try:
+        return [name.split("(")[0] for name in readable(kernels[:3])]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return list(kernels[:3])
 
 
 def _short(name: str) -> str:

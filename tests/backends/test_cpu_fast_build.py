@@ -27,6 +27,7 @@ ROUND_17 = ROOT / "tests/data/gpu_tells/round17"
 ROUND_18 = ROOT / "tests/data/gpu_tells/round18"
 ROUND_19 = ROOT / "tests/data/gpu_tells/round19"
 ROUND_20 = ROOT / "tests/data/gpu_tells/round20"
+ROUND_21 = ROOT / "tests/data/gpu_tells/round21"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -190,6 +191,10 @@ def test_a_shared_array_g_plus_plus_puts_outside_the_block_s_memory_is_left_to_a
         # scan finds it now (the object's check: test_cpu_shared_layout.py)
         (ROUND_20 / "anon_vartemplate_counter.cu", "a __shared__ variable declared in a template"),
         (ROUND_20 / "anon_vartemplate_tiles_right.cu", "variable declared in a template"),
+        # a second kernel reaching a helper's array: ptxas lays out each kernel apart, and put
+        # matmul_tiled's own array first, where PTX and g++ had the helper's (100/100 with both
+        # builds and on Gradescope, GPU 10/100; round 21)
+        (ROUND_21 / "ptxas_order_twokernel.cu", "several kernels that reach __shared__ variables"),
     ],
     ids=lambda value: value.name if isinstance(value, Path) else "",
 )
@@ -197,3 +202,10 @@ def test_shared_arrays_g_plus_plus_keeps_unlike_nvrtc_are_left_to_a_gpu(
     small_course: Path, file: Path, why: str
 ) -> None:
     assert_left_to_a_gpu(small_course, file, why)
+
+
+def test_a_right_kernel_with_arrays_of_one_name_in_two_scopes_passes(small_course: Path) -> None:
+    # two `t` arrays, one per branch: not an array NVVM split in two (round 21 found it refused)
+    file = ROUND_21 / "samename_scopes_right.cu"
+    report = graded_as_ex1(small_course, file.read_text())
+    assert report.passed and not report.needs_gpu, [(c.name, c.message) for c in report.checks]

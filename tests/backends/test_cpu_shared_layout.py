@@ -156,3 +156,39 @@ def test_the_arrays_nvrtc_declares_beside_device_variables_are_run(tmp_path: Pat
     # and a PTX declaration this module cannot size refuses it, never counts for nothing
     unread = refusal(listing, replace(_NVRTC, sizes=None), "kernel.cu")
     assert "a __shared__ declaration in NVRTC's PTX the CPU backend can't read" in unread
+
+
+_TWO_KERNELS = """
+.func  (.param .b64 func_retval0) _Z10more_termsv()
+{
+	mov.u64 	%rd1, _ZZ10more_termsvE4more;
+}
+.visible .entry _Z5otherPf(
+	.param .u64 _Z5otherPf_param_0
+)
+{
+	st.shared.f32 	[_ZZ5otherPfE4zero], %f1;
+}
+.visible .entry _Z12matmul_tiledPKfS0_Pfiii(
+	.param .u64 _Z12matmul_tiledPKfS0_Pfiii_param_0
+)
+{
+	call.uni (retval0), _Z10more_termsv, ();
+}
+.visible .entry _Z5naivePf(
+	.param .u64 _Z5naivePf_param_0
+)
+{
+	ret;
+}
+	.shared .align 4 .b8 _ZZ10more_termsvE4more[16];
+	.shared .align 4 .b8 _ZZ5otherPfE4zero[16];
+"""
+
+
+def test_the_kernels_that_reach_shared_variables_are_found() -> None:
+    # ptxas lays out each kernel's shared memory apart (red team, round 21): one that names an
+    # array, and one that calls a function (which may), reach them; one that does neither not
+    assert nvrtc_shared(_TWO_KERNELS).kernels == ("_Z5otherPf", "_Z12matmul_tiledPKfS0_Pfiii")
+    why = refusal("", nvrtc_shared(_TWO_KERNELS), "kernel.cu")
+    assert "several kernels that reach __shared__ variables (other, matmul_tiled)" in why, why
