@@ -9,12 +9,14 @@ left to a GPU (red team, rounds 16 to 21)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.backends.cpu_unit import SHARED_GAP_LIMIT, shared_gap
+from grader.backends.cpu_unsupported import closing_bracket
 
 SHARED_SECTION = "gg_shared"
 CONSTANT_SECTION = "gg_constant"
@@ -82,13 +84,7 @@ def _kernels_reaching(ptx: str, names: list[str]) -> tuple[str, ...]:
         opening = ptx.find("{", head.end())
         if head.group(1) != "entry" or opening < 0:
             continue
-        depth, end = 0, len(ptx)
-        for index in range(opening, len(ptx)):
-            depth += {"{": 1, "}": -1}.get(ptx[index], 0)
-            if depth == 0:
-                end = index
-                break
-        body = ptx[opening:end]
+        body = ptx[opening : closing_bracket(ptx, opening, "{", "}")]
         if re.search(r"\bcall(?:\.uni)?\b", body) or any(n in body for n in names):
             found.append(head.group(2))
     return tuple(found)
@@ -98,6 +94,8 @@ def _kernels_reaching(ptx: str, names: list[str]) -> tuple[str, ...]:
 class _Section:
     name: str
     flags: str
+    size: int
+    alignment: int
 
 
 @dataclass(frozen=True)
@@ -142,7 +140,8 @@ def read_layout(listing: str) -> ObjectLayout:
         if len(fields) >= 10 and re.fullmatch(r"\[\d+\]", fields[0]):
             # [Nr] Name Type Address Off Size ES [Flg] Lk Inf Al: no flags, no field
             flags = fields[7] if len(fields) == 11 else ""
-            sections[fields[0].strip("[]")] = _Section(fields[1], flags)
+            size, alignment = int(fields[5], 16), int(fields[-1])
+            sections[fields[0].strip("[]")] = _Section(fields[1], flags, size, alignment)
         elif len(fields) == 8 and fields[3] == "OBJECT" and fields[6].isdigit():
             offset, size = int(fields[1], 16), int(fields[2], 0)
             variables.append(_Variable(fields[7], fields[6], offset, size, fields[4]))
@@ -232,12 +231,13 @@ _SPLIT = re.compile(r"_\$_\d+$")
 _INTERNAL = re.compile(r"\b_INTERNAL_\w+::")
 
 
-def readable(names: tuple[str, ...]) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def readable(names: tuple[str, ...]) -> tuple[str, ...]:
     """`names` demangled (c++filt), as both compilers would write them: without NVRTC's
     `_INTERNAL_<hash>::` on what has internal linkage (a `static` function's variables, an unnamed
     namespace's: red team, rounds 18 and 20) and the suffix of an element NVVM split off."""
     if not names:
-        return []
+        return ()
     done = subprocess.run(
         ["c++filt"], input="".join(_SPLIT.sub("", n) + "\n" for n in names), capture_output=True,
         text=True, timeout=60, check=True,
@@ -245,7 +245,7 @@ def readable(names: tuple[str, ...]) -> list[str]:
     demangled = done.stdout.splitlines()
     if len(demangled) != len(names):
         raise ValueError("c++filt gave another number of names")
-    return [_INTERNAL.sub("", name) for name in demangled]
+    return tuple(_INTERNAL.sub("", name) for name in demangled)
 
 
 def _kernel_names(kernels: tuple[str, ...]) -> list[str]:
@@ -270,11 +270,10 @@ def shared_arrays(listing: str) -> tuple[int, int]:
     """The size and alignment of the object's `__shared__` arrays (its gg_shared sections,
     together, aligned as the strictest; 0 and 1 where it has none), from `object_listing`."""
     size, alignment = 0, 1
-    for line in listing.splitlines():
-        fields = line.replace("[ ", "[").split()
-        if len(fields) > 10 and fields[1] == SHARED_SECTION:
-            alignment = max(alignment, int(fields[-1]))
-            size = -(-size // alignment) * alignment + int(fields[5], 16)
+    for section in read_layout(listing).sections.values():
+        if section.name == SHARED_SECTION:
+            alignment = max(alignment, section.alignment)
+            size = -(-size // alignment) * alignment + section.size
     return size, alignment
 
 

@@ -86,7 +86,7 @@ _TEMPLATE_HEAD = re.compile(r"(?<![.>:])\btemplate\s*<")
 _SHARED = re.compile(r"\b__shared__\b")
 
 
-def _closing(code: str, start: int, opening: str, closing: str) -> int:
+def closing_bracket(code: str, start: int, opening: str, closing: str) -> int:
     """The index just past the bracket that closes the one at `start` (the end where none)."""
     depth = 0
     for index in range(start, len(code)):
@@ -104,9 +104,10 @@ def _template_heads(code: str) -> list[int]:
     """Where each template's declaration ends: after `template <...>`, and after the parameters
     of a generic lambda (one with an `auto` parameter), a template without `template <` (red
     team, rounds 17 and 18)."""
-    ends = [_closing(code, head.end() - 1, "<", ">") for head in _TEMPLATE_HEAD.finditer(code)]
+    heads = _TEMPLATE_HEAD.finditer(code)
+    ends = [closing_bracket(code, head.end() - 1, "<", ">") for head in heads]
     for lambda_ in _LAMBDA_PARAMETERS.finditer(code):
-        parameters = _closing(code, lambda_.end() - 1, "(", ")")
+        parameters = closing_bracket(code, lambda_.end() - 1, "(", ")")
         if _AUTO.search(code, lambda_.end(), parameters):
             ends.append(parameters)
     return ends
@@ -124,7 +125,7 @@ def shared_in_template(code: str) -> int | None:
             return variable.start()
         if body == len(code) or code[body] == ";":
             continue  # declared here, defined (or not) elsewhere
-        found = _SHARED.search(code, body, _closing(code, body, "{", "}"))
+        found = _SHARED.search(code, body, closing_bracket(code, body, "{", "}"))
         if found:
             return found.start()
     return None
@@ -142,7 +143,7 @@ def _inline_bodies(code: str) -> list[tuple[int, int]]:
         between = code[head.end() : body]
         if body == len(code) or code[body] == ";" or "namespace" in between or "=" in between:
             continue  # a declaration, an inline namespace, a variable initialised from a brace
-        spans.append((body, _closing(code, body, "{", "}")))
+        spans.append((body, closing_bracket(code, body, "{", "}")))
     return spans
 
 
