@@ -7,8 +7,9 @@ harness calls the kernel by the symbol NVRTC gave it (its mangled name), so the 
 function the GPU launches, whatever else in the file shares its name.
 
 Programs are cached under a hash of everything that goes into them (the student's text and
-name, the defines, the runtime's files, the flags, the compiler's version), never a path; see
-`grader.program_cache` for the cap and eviction."""
+name, the defines, the runtime's files, the flags, the compiler's version, and the grader's code
+that decides whether and how a file is built), never a path; see `grader.program_cache` for the
+cap and eviction."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from grader import program_cache, sandbox
@@ -102,9 +104,28 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             preprocess_command(defines, Path("student.cu")),
             toolchain,
             nvrtc.version(),  # NVRTC's PTX: what the build aligns `__shared__` variables to
+            _deciding_code(),
         ]
     )
     return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+_DECIDING_MODULES = ("backends/cpu_*.py", "backends/nvrtc.py", "source.py", "lexing.py")
+"""The grader's code that refuses a file or shapes its build (relative to the package)."""
+
+
+@cache
+def _deciding_code() -> str:
+    """A hash of the grader's code that decides whether and how a file is built: a grader that
+    refuses more than the last one must not run a program the last one built and cached (a
+    kernel refused since would still run from the cache)."""
+    package = Path(__file__).resolve().parent.parent
+    files = sorted({p for pattern in _DECIDING_MODULES for p in package.glob(pattern)})
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path.relative_to(package)}\0".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:32]
 
 
 def build(

@@ -93,9 +93,55 @@ def prove_same_program(
             "define: no GPU can load such a kernel, and the CPU backend would call the host's "
             "function of that name"
         )
+    trap = _trap_problem(source, defines, original)
+    if trap:
+        raise NotSameProgramError(trap)
     return original
 
 
+def _trap_problem(source: KernelSource, defines: Mapping[str, int], ptx: str) -> str:
+    """Why a `trap` in NVRTC's PTX keeps the kernel off the CPU, or "". NVVM writes one where it
+    proves the code undefined (an atomic on a local variable, a store through a null pointer):
+    a GPU stops the launch if a thread gets there; g++'s build runs something else there (the
+    atomic, say), so a kernel failed on a GPU and passed on the CPU. `__trap()` itself builds
+    nothing on the CPU."""
+    if not _TRAP.search(ptx):
+        return ""
+    options = [_PTX_ARCH, "-std=c++17", "-lineinfo", *_defines(defines)]
+    line = _trap_line(list(_ptx_lines(_ptx(source.text, source.display_name, options) or "")))
+    where = f"{source.display_name}:{line}" if line else source.display_name
+    return (
+        f"{where}: NVRTC compiled this to a trap, which stops the launch on a GPU if a thread "
+        "gets there: code it found undefined, such as an atomic on a local variable or a store "
+        "through a null pointer; the CPU backend would run something else in its place"
+    )
+
+
+def _trap_line(statements: list[str]) -> int | None:
+    """The student's line of the first trap in PTX with line information: the `.loc` over it,
+    or where NVVM put it in a block of its own (line 0), the line of the first branch there."""
+    line, label = 0, ""
+    for statement in statements:
+        if statement.startswith(".loc"):
+            line = _loc_line(statement)
+        elif statement.endswith(":"):
+            label = statement[:-1]
+        elif _TRAP.match(statement):
+            if line or not label:
+                return line or None
+            branch = re.compile(rf"\bbra(?:\.uni)?\s+{re.escape(label)}\s*;")
+            line = 0
+            for earlier in statements:
+                if earlier.startswith(".loc"):
+                    line = _loc_line(earlier)
+                elif branch.search(earlier):
+                    return line or None
+            return None
+    return None
+
+
+_TRAP = re.compile(r"^\s*(?:@!?%\w+\s+)?trap\s*;", re.MULTILINE)
+"""PTX's `trap;` instruction (perhaps under a predicate)."""
 _EXTERN_FUNCTION = re.compile(r"^\s*\.extern\s+\.func\s+(?:\([^)]*\)\s*)?(\w+)", re.MULTILINE)
 _DEVICE_HEAP = frozenset({"malloc", "__cuda_syscall_aligned_malloc"})
 """What NVRTC's PTX calls for the device heap: malloc and new, and for an over-aligned type's new

@@ -11,6 +11,7 @@ import pytest
 
 from grader.backends.compiler import _gpu_only
 from grader.backends.cpu import CpuUnavailableError, check_toolchain
+from grader.backends.cpu_equivalence import _trap_line
 from tests.backends.programs import build_program
 from tests.backends.sessions import assert_writes_nothing_as_on_a_gpu, graded_as_ex1
 from tests.conftest import ROOT
@@ -25,6 +26,7 @@ ROUND_9 = ROOT / "tests/data/gpu_tells/round9"
 ROUND_10 = ROOT / "tests/data/gpu_tells/round10"
 ROUND_11 = ROOT / "tests/data/gpu_tells/round11"
 ROUND_12 = ROOT / "tests/data/gpu_tells/round12"
+TRAPS = ROOT / "tests/data/gpu_tells/nvvm_trap"
 CASES_UP_TO_THIN_1000 = [
     "tiny 1x1x1", "K = 1", "odd 17x33x65", "square 64", "thin 31x1024x33", "thin 1000x1x999"
 ]  # fmt: skip
@@ -243,3 +245,26 @@ def test_the_kernel_s_aligned_new_is_the_runtime_s_refusal(tmp_path: Path) -> No
     done = subprocess.run([str(program)], input=request, capture_output=True, check=False)
     assert done.returncode == 71, done.stderr.decode()[-2000:]
     assert b"GRADER-CPU-UNSUPPORTED: the kernel calls malloc() or new" in done.stderr
+
+
+def test_code_nvvm_compiles_to_a_trap_is_left_to_a_gpu_with_its_line(small_course: Path) -> None:
+    # an atomic on a local variable: a trap on a GPU, a plain add in g++'s build (it passed)
+    file = TRAPS / "atomic_on_local.cu"
+    assert_left_to_a_gpu(small_course, file, "kernel.cu:15: NVRTC compiled this to a trap")
+
+
+@pytest.mark.parametrize(
+    ("ptx", "line"),
+    [
+        # NVVM's own block for the trap, at line 0: the line of the branch there
+        (
+            [".loc 1 4 5", "@%p3 bra $L__BB0_3;", ".loc 1 6 5", "@%p4 bra $L__BB0_4;",
+             ".loc 1 7 5", "ret;", "$L__BB0_4:", ".loc 1 0 1", "trap;"],
+            6,
+        ),
+        ([".loc 1 9 3", "@%p1 trap;"], 9),  # under a predicate, on its own line
+        ([".loc 1 0 1", "trap;"], None),  # no line to name
+    ],
+)  # fmt: skip
+def test_a_trap_is_placed_on_the_line_that_leads_to_it(ptx: list[str], line: int | None) -> None:
+    assert _trap_line(ptx) == line
