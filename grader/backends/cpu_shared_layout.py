@@ -4,8 +4,10 @@ agree: every variable in the block's memory (the gg_shared sections, which the r
 per block, fills and guards), and laid out as a GPU lays them out (ptxas: in the PTX's order, each
 at its own alignment), so that an access past one array reaches what it reaches on a GPU, and
 one past the last faults as there. ptxas lays out each kernel's apart, from what it reaches, and
-then not always in the PTX's order: a file with several kernels that reach shared variables is
-left to a GPU (red team, rounds 16 to 21)."""
+then not always in the PTX's order: it puts what a function it calls (one that stays a function:
+called through a pointer, say) names after the kernel's own. A file with several kernels that
+reach shared variables, or a function that names one, is left to a GPU (red team, rounds 16 to
+22)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ class NvrtcShared:
     """Each one's, in the PTX's order (1 where the PTX gives none)."""
     kernels: tuple[str, ...] = ()
     """The kernels (`.entry`) that may reach one of them: their own, or through a call."""
+    functions: tuple[str, ...] = ()
+    """The functions (`.func`, what NVVM did not inline) that name one of them."""
 
 
 _PTX_SHARED_LINE = re.compile(r"^[ \t]*\.shared\b.*$", re.MULTILINE)
@@ -66,28 +70,34 @@ def nvrtc_shared(ptx: str) -> NvrtcShared:
     read = None if sizes is None else tuple(sizes)
     return NvrtcShared(
         tuple(names), read, max(alignments, default=0), tuple(alignments),
-        _kernels_reaching(ptx, names),
+        *_reaching(ptx, names),
     )  # fmt: skip
 
 
 _FUNCTION_HEAD = re.compile(
-    r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(entry|func)\b[^\n(]*?([\w$]+)[ \t]*\(",
+    r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(entry|func)\b[ \t]*(?:\([^)]*\)[ \t]*)?"
+    r"([\w$]+)[ \t]*\(",
     re.MULTILINE,
 )
 
 
-def _kernels_reaching(ptx: str, names: list[str]) -> tuple[str, ...]:
-    """The kernels of the PTX whose body names one of `names`, or calls a function (which may):
-    ptxas lays out each kernel's shared memory apart, from what that kernel reaches."""
-    found: list[str] = []
+def _reaching(ptx: str, names: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The kernels of the PTX whose body names one of `names`, or calls a function (which may),
+    and the functions whose body names one: ptxas lays out each kernel's shared memory apart,
+    from what it reaches, and a called function's variables after the kernel's own."""
+    kernels: list[str] = []
+    functions: list[str] = []
     for head in _FUNCTION_HEAD.finditer(ptx):
         opening = ptx.find("{", head.end())
-        if head.group(1) != "entry" or opening < 0:
+        if opening < 0 or ";" in ptx[head.end() : opening]:  # a declaration: no body of its own
             continue
         body = ptx[opening : closing_bracket(ptx, opening, "{", "}")]
-        if re.search(r"\bcall(?:\.uni)?\b", body) or any(n in body for n in names):
-            found.append(head.group(2))
-    return tuple(found)
+        names_one = any(n in body for n in names)
+        if head.group(1) == "func" and names_one:
+            functions.append(head.group(2))
+        elif head.group(1) == "entry" and (names_one or re.search(r"\bcall(?:\.uni)?\b", body)):
+            kernels.append(head.group(2))
+    return tuple(kernels), tuple(functions)
 
 
 @dataclass(frozen=True)
@@ -154,8 +164,15 @@ def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
     if len(nvrtc.kernels) > 1:
         return (
             f"{display_name}: several kernels that reach __shared__ variables "
-            f"({', '.join(_kernel_names(nvrtc.kernels))}): a GPU lays out each one's shared "
+            f"({', '.join(_function_names(nvrtc.kernels))}): a GPU lays out each one's shared "
             "memory apart, the CPU backend one for the file; keep only the graded kernel's"
+        )
+    if nvrtc.functions:
+        return (
+            f"{display_name}: __shared__ variables in a function that NVRTC does not inline "
+            f"({', '.join(_function_names(nvrtc.functions))}: called through a pointer, or "
+            "__noinline__): a GPU places them after the kernel's own, the CPU backend where "
+            "they are declared; declare them in the kernel, or let the function be inlined"
         )
     layout = read_layout(listing)
     elsewhere = static_elsewhere(layout)
@@ -248,12 +265,12 @@ def readable(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_INTERNAL.sub("", name) for name in demangled)
 
 
-def _kernel_names(kernels: tuple[str, ...]) -> list[str]:
-    """The kernels' names as the file spells them (without their parameters), the first three."""
+def _function_names(functions: tuple[str, ...]) -> list[str]:
+    """The functions' names as the file spells them (without parameters), the first three."""
     try:
-        return [name.split("(")[0] for name in readable(kernels[:3])]
+        return [name.split("(")[0] for name in readable(functions[:3])]
     except (OSError, subprocess.SubprocessError, ValueError):
-        return list(kernels[:3])
+        return list(functions[:3])
 
 
 def _short(name: str) -> str:

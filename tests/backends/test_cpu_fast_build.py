@@ -28,6 +28,7 @@ ROUND_18 = ROOT / "tests/data/gpu_tells/round18"
 ROUND_19 = ROOT / "tests/data/gpu_tells/round19"
 ROUND_20 = ROOT / "tests/data/gpu_tells/round20"
 ROUND_21 = ROOT / "tests/data/gpu_tells/round21"
+ROUND_22 = ROOT / "tests/data/gpu_tells/round22"
 OUTSIDE = "an access outside the block's shared memory"
 
 
@@ -195,6 +196,10 @@ def test_a_shared_array_g_plus_plus_puts_outside_the_block_s_memory_is_left_to_a
         # matmul_tiled's own array first, where PTX and g++ had the helper's (100/100 with both
         # builds and on Gradescope, GPU 10/100; round 21)
         (ROUND_21 / "ptxas_order_twokernel.cu", "several kernels that reach __shared__ variables"),
+        # one kernel, whose helper (called through a pointer, so kept a function) ptxas laid out
+        # after the kernel's own array: 100/100 with both builds and on Gradescope, GPU 10/100
+        (ROUND_22 / "indirect_call_local.cu", "in a function that NVRTC does not inline"),
+        (ROUND_22 / "indirect_call_order.cu", "in a function that NVRTC does not inline"),
     ],
     ids=lambda value: value.name if isinstance(value, Path) else "",
 )
