@@ -265,7 +265,7 @@ class CpuBackend:
         except ProgramEndedError as ended:
             # like a GPU context after a fault: the next launch starts a fresh program
             self._close_session(checked)
-            why = unsupported(ended.stderr)
+            why = unsupported(ended.stderr, ended.returncode)
             if why is not None:
                 raise UnsupportedKernelError(why) from None
             failure = _failure(ended, limit)

@@ -33,10 +33,10 @@ from grader.backends.cpu_preprocess import PreprocessError, as_nvrtc_sees_it, pr
 from grader.backends.cpu_unit import (
     BUILD_TIMEOUT_S,
     RUNTIME_DIR,
-    build_flags,
     build_macros,
     compile_command,
     kernel_symbols,
+    kernel_unit_flags,
     link_command,
     localize_commands,
     runtime_key,
@@ -99,8 +99,8 @@ def _key(source: KernelSource, defines: Mapping[str, int], symbol: str, toolchai
             unit_text(""),
             runtime_key(toolchain),  # every file of cpu_runtime (the kernel's headers too)
             localize_commands(Path("kernel.o"), "kernel", Path("local.o")),
-            build_flags(False),
-            build_flags(True),
+            kernel_unit_flags(False),  # the build's flags, and the kernel unit's checks
+            kernel_unit_flags(True),
             preprocess_command(defines, Path("student.cu")),
             toolchain,
             nvrtc.version(),  # NVRTC's PTX: what the build aligns `__shared__` variables to

@@ -69,10 +69,35 @@ def _said(stderr: str, prefix: str) -> str | None:
     return None
 
 
-def unsupported(stderr: str) -> str | None:
-    """What the program said the CPU backend cannot run alike (a kernel that writes a built-in
-    variable: cpu_runtime/cuda_cpu.hpp, on_fault), None if nothing."""
-    return _said(stderr, "GRADER-CPU-UNSUPPORTED: ")
+_GPU_DEFINED = re.compile(
+    r"shift exponent|is outside the range of representable values|division by zero"
+)
+"""UBSan's reports (either program: cpu_unit.FAST_CHECKS) of what has a result on a GPU and
+another, or a crash, on x86: PTX clamps a shift count to the width, saturates a float converted
+to an integer, and gives a machine-specific value for an integer division by zero."""
+
+
+def unsupported(stderr: str, returncode: int = 0) -> str | None:
+    """What the CPU backend cannot run alike, None if nothing: what the program said (a kernel
+    that writes a built-in variable: cpu_runtime/cuda_cpu.hpp, on_fault), a UBSan report of what
+    a GPU computes otherwise (_GPU_DEFINED), or SIGFPE (x86's trap on INT_MIN / -1)."""
+    said = _said(stderr, "GRADER-CPU-UNSUPPORTED: ")
+    if said is not None:
+        return said
+    ubsan = _UBSAN.search(stderr)
+    if ubsan and _GPU_DEFINED.search(ubsan.group(3)):
+        where = f"{Path(ubsan.group(1)).name}:{ubsan.group(2)}"
+        return (
+            f"{where}: {ubsan.group(3)}: undefined in C++, and a GPU gives it a result (PTX "
+            "clamps a shift count, saturates a conversion to an integer, gives a value for a "
+            "division by zero) that the CPU backend cannot reproduce"
+        )
+    if killed_by(returncode) == signal.SIGFPE:
+        return (
+            "an integer division of the most negative int by -1, which crashes x86 and gives a "
+            "value on a GPU: the CPU backend cannot reproduce it"
+        )
+    return None
 
 
 def explain_failure(stderr: str, returncode: int) -> str:

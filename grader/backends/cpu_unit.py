@@ -48,9 +48,10 @@ _EXTERN_SHARED = re.compile(
 )
 
 
-NOT_SANITIZED = ("signed-integer-overflow", "pointer-overflow")
+NOT_SANITIZED = ("signed-integer-overflow", "pointer-overflow", "shift-base")
 """UBSan checks the checked build leaves out, as a GPU has no such error: its integers and
-addresses wrap (a kernel whose `int` wraps passes on an H100), and only an access outside
+addresses wrap (a kernel whose `int` wraps passes on an H100; a negative one shifted left is
+PTX's `shl` of its bits), and only an access outside
 memory faults, which AddressSanitizer, the buffers' fences and the shared memory's guards catch.
 Left in, they failed a kernel the GPU passes. (object-size stays: an access through a pointer
 past the end of the `__shared__` array it came from. It fails some kernels a GPU passes, one
@@ -90,9 +91,22 @@ PRELUDE = '#include "cuda_kernel.hpp"\n'
 """What the kernel's unit starts with."""
 
 
+FAST_CHECKS = ("alignment", "shift-exponent", "float-cast-overflow", "integer-divide-by-zero")
+"""UBSan's checks the fast build's kernel unit keeps too (their handlers are the runtime's own,
+runtime.cpp: the fast program links no sanitizer runtime), and the checked build adds the one
+`undefined` lacks (float-cast-overflow). A misaligned load faults on a GPU, where x86 reads it:
+a float4 read of a row of odd K passed the shapes only the fast build runs (red team, round
+23). A shift by the type's width or more, a float out of an integer's range and an integer
+division by zero each have a result on a GPU (PTX clamps the shift, saturates the conversion)
+and another, or a crash, on x86: cpu_failures leaves such a kernel to a GPU."""
+
+
 def kernel_unit_flags(checked: bool) -> list[str]:
-    """g++'s flags for the kernel's unit: the build's, and no directory of the system's headers."""
-    return [*build_flags(checked), "-nostdinc"]
+    """g++'s flags for the kernel's unit: the build's, its UBSan checks (FAST_CHECKS), and no
+    directory of the system's headers."""
+    checks = ["float-cast-overflow"] if checked else list(FAST_CHECKS)
+    sanitize = [f"-fsanitize={','.join(checks)}", "-fno-sanitize-recover=all"] if checks else []
+    return [*build_flags(checked), *sanitize, "-nostdinc"]
 
 
 @functools.cache

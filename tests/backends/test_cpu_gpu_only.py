@@ -268,3 +268,74 @@ def test_code_nvvm_compiles_to_a_trap_is_left_to_a_gpu_with_its_line(small_cours
 )  # fmt: skip
 def test_a_trap_is_placed_on_the_line_that_leads_to_it(ptx: list[str], line: int | None) -> None:
     assert _trap_line(ptx) == line
+
+
+ROUND_23 = ROOT / "tests/data/gpu_tells/round23"
+FAST_ONLY = """
+__device__ int launches;  // a __device__ variable: every launch runs in the fast program
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+    %s
+    C[row * N + col] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        # PTX clamps the count (all ones less one: a right mask); x86 masks it to 5 bits
+        ("acc += (float)((1u << (blockDim.x * 2u)) - 1u) * 0.0f;", "shift exponent 32 is too"),
+        # PTX saturates (2147483647); x86 gives INT_MIN
+        ("acc += (float)(int)(3e9f + A[0] * 0.0f) * 0.0f;", "3e+09 is outside the range"),
+        # a value on a GPU; SIGFPE on x86
+        ("acc += (float)(col / ((int)gridDim.z - 1)) * 0.0f;", "division by zero"),
+    ],
+    ids=["shift by 32", "float to int", "division by zero"],
+)
+def test_what_a_gpu_computes_and_x86_does_not_is_left_to_a_gpu_from_the_fast_build_too(
+    small_course: Path, body: str, why: str
+) -> None:
+    # the fast program's checks have the runtime's own handlers (it links no sanitizer runtime)
+    report = graded_as_ex1(small_course, FAST_ONLY % body, "kernel.cu")
+    correctness = [c for c in report.checks if c.kind == "correctness"]
+    assert correctness and all(c.needs_a_gpu for c in correctness), correctness
+    assert why in correctness[0].message and "kernel.cu:10:" in correctness[0].message
+
+
+@pytest.mark.parametrize(
+    ("file", "why"),
+    [
+        # a shift by 32 in a lane mask: a right kernel on a GPU, UBSan failed it here (round 9)
+        (ROUND_9 / "shift_by_32_right_kernel_fails.cu", "shift exponent 32 is too large"),
+        # 3e9f as an int: 2147483647 on a GPU, INT_MIN here: 100/100 for nothing (round 8)
+        (ROUND_8 / "float_to_int_saturation.cu", "is outside the range of representable values"),
+        # col / 0, times 0.0f: a right answer on a GPU, UBSan (or SIGFPE) failed it here
+        (ROUND_23 / "intdiv_zero.cu", "division by zero"),
+        # NVVM merged two loads at A + 1 into one 8-byte load, which faults on a GPU (19/100);
+        # g++ loaded two floats (100/100 with both builds and on Gradescope; round 23)
+        (ROUND_23 / "misaligned_assume.cu", "an assumption (__builtin_assume"),
+    ],
+    ids=lambda value: value.name if isinstance(value, Path) else "",
+)
+def test_what_x86_computes_otherwise_than_a_gpu_is_left_to_a_gpu(
+    small_course: Path, file: Path, why: str
+) -> None:
+    assert_left_to_a_gpu(small_course, file, why)
+
+
+def test_a_misaligned_vector_load_fails_in_the_fast_build_as_on_a_gpu(small_course: Path) -> None:
+    # float4 reads of A's rows, K % 4 != 0: a GPU faults; the fast build read them (x86), and the
+    # shapes it alone runs passed (91/100 where a GPU gives at most 73: red team, round 23). A
+    # __device__ variable runs every case in the fast program
+    text = "__device__ int launches;\n" + (ROUND_23 / "float4_rows_oddK.cu").read_text()
+    report = graded_as_ex1(small_course, text)
+    failed = {c.name.removeprefix("correctness "): c.message for c in report.checks}
+    for case in ("odd 17x33x65", "long K 33x2049x47", "wide 1100x7x1030"):  # K % 4 != 0
+        assert "misaligned address" in failed[case] and "float4" in failed[case]
+    assert report.score == 73

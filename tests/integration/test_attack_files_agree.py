@@ -21,6 +21,17 @@ pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 EX1 = load_course(ROOT).find("ex1")
 FILES = sorted((ROOT / "tests/data/gpu_tells").rglob("*.cu"))
 SEED = 1
+KNOWN_OPEN = {
+    "tests/data/gpu_tells/round8/fma_contraction.cu": (
+        "FMA contraction: NVRTC fuses a*a - c into one fma, g++ for x86-64 has none"
+    ),
+    "tests/data/gpu_tells/round9/builtin_twin_via_gview.cu": (
+        "the kernel shares the runtime's address space: it rewrote gridDim through the runtime's "
+        "own pointer, at a fixed offset from its __device__ variable"
+    ),
+}
+"""Files whose CPU verdict a GPU contradicts, for reasons SECURITY.md names as open: each must
+still disagree (one that agrees has been fixed: take it off the list)."""
 
 
 def _grade(file: Path, backend: str) -> Report:
@@ -53,9 +64,14 @@ def test_no_attack_file_gets_a_verdict_on_the_cpu_that_a_gpu_contradicts() -> No
         assert on_gpu.device.backend == "gpu" and on_cpu.device.backend == "cpu"
         name = str(file.relative_to(ROOT))
         table.append(f"{name}: GPU {_verdict(on_gpu)} | CPU {_verdict(on_cpu)}")
+        why = ""
         if _passes(on_cpu) and not _passes(on_gpu):
-            problems.append(f"{name}: passes on the CPU, not on the GPU ({_verdict(on_gpu)})")
+            why = f"passes on the CPU, not on the GPU ({_verdict(on_gpu)})"
         if _passes(on_gpu) and _fails(on_cpu):
-            problems.append(f"{name}: passes on the GPU, fails on the CPU ({_verdict(on_cpu)})")
+            why = f"passes on the GPU, fails on the CPU ({_verdict(on_cpu)})"
+        if name in KNOWN_OPEN:
+            why = "" if why else "agrees now: take it off KNOWN_OPEN"
+        if why:
+            problems.append(f"{name}: {why}")
     print("\n".join(table))
     assert problems == [], "\n".join(problems)
