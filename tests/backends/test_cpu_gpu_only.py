@@ -339,3 +339,13 @@ def test_a_misaligned_vector_load_fails_in_the_fast_build_as_on_a_gpu(small_cour
     for case in ("odd 17x33x65", "long K 33x2049x47", "wide 1100x7x1030"):  # K % 4 != 0
         assert "misaligned address" in failed[case] and "float4" in failed[case]
     assert report.score == 73
+
+
+ROUND_24 = ROOT / "tests/data/gpu_tells/round24"
+
+
+def test_a_b_and_c_are_aligned_in_both_builds_as_on_a_gpu(small_course: Path) -> None:
+    # the checked build's exact copies came from malloc (16 bytes): a right kernel reading B's
+    # rows through a 32-byte-aligned type could fail its alignment check (red team, round 24)
+    report = graded_as_ex1(small_course, (ROUND_24 / "aligned_as_on_a_gpu.cu").read_text())
+    assert report.passed and not report.needs_gpu, [(c.name, c.message) for c in report.checks]
