@@ -252,24 +252,23 @@ def _link(
     shared: cpu_shared_layout.NvrtcShared,
 ) -> str:
     """Check the kernel's object, localize it and link the program; why not, or ""."""
-    trespass = cpu_symbols.trespass(obj, program.checked, display_name)
+    layout = cpu_symbols.read_object(obj)
+    trespass = cpu_symbols.trespass(layout, program.checked, display_name)
     if trespass:
         return trespass
     oversized = cpu_symbols.oversized_stack(obj, program.checked, display_name)
     if oversized:
         return oversized
-    defined = cpu_symbols.defined_symbols(obj)
-    found = [name for name in kernel if name in defined]
+    found = [name for name in kernel if name in layout.defined]
     if not found:
         return "g++ built no kernel of the symbol NVRTC gave it"
     work = obj.parent
     local = obj.with_suffix(".local.o")
     output = work / f"program-{int(program.checked)}"
-    listing = cpu_shared_layout.object_listing(obj)
-    refused = cpu_shared_layout.refusal(listing, shared, display_name)
+    refused = cpu_shared_layout.refusal(layout, shared, display_name)
     if refused:
         return refused
-    size, alignment = cpu_shared_layout.shared_arrays(listing)
+    size, alignment = cpu_shared_layout.shared_arrays(layout)
     pad = shared_pad_for(size, alignment)
     for command in (
         *localize_commands(obj, found[0], local),

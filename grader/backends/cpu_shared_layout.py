@@ -15,8 +15,8 @@ import functools
 import re
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
+from grader.backends.cpu_symbols import ObjectLayout
 from grader.backends.cpu_unit import SHARED_GAP_LIMIT, shared_gap
 from grader.backends.cpu_unsupported import closing_bracket
 
@@ -100,67 +100,8 @@ def _reaching(ptx: str, names: list[str]) -> tuple[tuple[str, ...], tuple[str, .
     return tuple(kernels), tuple(functions)
 
 
-@dataclass(frozen=True)
-class _Section:
-    name: str
-    flags: str
-    size: int
-    alignment: int
-
-
-@dataclass(frozen=True)
-class _Variable:
-    name: str
-    section: str
-    """The index of its section."""
-    offset: int
-    size: int
-    binding: str
-
-
-@dataclass(frozen=True)
-class ObjectLayout:
-    """The sections and the variables (OBJECT symbols) of a kernel's object."""
-
-    sections: dict[str, _Section]
-    variables: tuple[_Variable, ...]
-
-    def in_section(self, name: str) -> list[_Variable]:
-        """The variables of every section called `name`, in their order there."""
-        return sorted(
-            (v for v in self.variables if self.sections[v.section].name == name),
-            key=lambda v: (int(v.section), v.offset),
-        )
-
-
-def object_listing(obj: Path) -> str:
-    """`readelf -W -S -s` of `obj`: its sections and its symbols (one run for every check)."""
-    return subprocess.run(
-        ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
-
-
-def read_layout(listing: str) -> ObjectLayout:
-    """The sections and variables `object_listing` lists."""
-    sections: dict[str, _Section] = {}
-    variables: list[_Variable] = []
-    for line in listing.splitlines():
-        fields = line.replace("[ ", "[").split()
-        if len(fields) >= 10 and re.fullmatch(r"\[\d+\]", fields[0]):
-            # [Nr] Name Type Address Off Size ES [Flg] Lk Inf Al: no flags, no field
-            flags = fields[7] if len(fields) == 11 else ""
-            size, alignment = int(fields[5], 16), int(fields[-1])
-            sections[fields[0].strip("[]")] = _Section(fields[1], flags, size, alignment)
-        elif len(fields) == 8 and fields[3] == "OBJECT" and fields[6].isdigit():
-            offset, size = int(fields[1], 16), int(fields[2], 0)
-            variables.append(_Variable(fields[7], fields[6], offset, size, fields[4]))
-    known = tuple(v for v in variables if v.section in sections)
-    return ObjectLayout(sections, known)
-
-
-def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
-    """Why the CPU build cannot run the kernel whose object `listing` lists alike, or ""."""
+def refusal(layout: ObjectLayout, nvrtc: NvrtcShared, display_name: str) -> str:
+    """Why the CPU build cannot run the kernel whose object is `layout` alike, or ""."""
     if len(nvrtc.kernels) > 1:
         return (
             f"{display_name}: several kernels that reach __shared__ variables "
@@ -171,10 +112,10 @@ def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
         return (
             f"{display_name}: __shared__ variables in a function that NVRTC does not inline "
             f"({', '.join(_function_names(nvrtc.functions))}: called through a pointer, or "
-            "__noinline__): a GPU places them after the kernel's own, the CPU backend where "
-            "they are declared; declare them in the kernel, or let the function be inlined"
+            "__noinline__; or given a __shared__ array's address): a GPU places them after "
+            "the kernel's own, the CPU backend where they are declared; declare them in the "
+            "kernel, or let the function be inlined"
         )
-    layout = read_layout(listing)
     elsewhere = static_elsewhere(layout)
     placed: list[Array] = []
     gpu: list[Array] = []
@@ -203,7 +144,7 @@ def refusal(listing: str, nvrtc: NvrtcShared, display_name: str) -> str:
             "function's), arrays in several functions, or of different alignments (declare "
             "the most aligned first)? The CPU backend cannot run an access past one alike"
         )
-    size, alignment = shared_arrays(listing)
+    size, alignment = shared_arrays(layout)
     if shared_gap(size, alignment) > SHARED_GAP_LIMIT:
         return (
             f"{display_name}: __shared__ arrays aligned to {alignment} bytes, which the CPU "
@@ -283,11 +224,11 @@ def _places(arrays: list[Array]) -> str:
     return (shown + (", ..." if len(arrays) > 6 else "")) or "none"
 
 
-def shared_arrays(listing: str) -> tuple[int, int]:
+def shared_arrays(layout: ObjectLayout) -> tuple[int, int]:
     """The size and alignment of the object's `__shared__` arrays (its gg_shared sections,
-    together, aligned as the strictest; 0 and 1 where it has none), from `object_listing`."""
+    together, aligned as the strictest; 0 and 1 where it has none)."""
     size, alignment = 0, 1
-    for section in read_layout(listing).sections.values():
+    for section in layout.sections.values():
         if section.name == SHARED_SECTION:
             alignment = max(alignment, section.alignment)
             size = -(-size // alignment) * alignment + section.size

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 _INIT_SECTIONS = (".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors")
@@ -21,33 +22,82 @@ registers them at start-up, at priority 99); a file's own start-up code has no p
 attribute that gives one is refused from the source)."""
 
 
-def defined_symbols(obj: Path) -> frozenset[str]:
-    """Every symbol `obj` defines (as the linker names them), whatever its linkage."""
-    listing = subprocess.run(
-        ["nm", "--defined-only", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
-    return frozenset(line.split()[-1] for line in listing.splitlines() if len(line.split()) == 3)
+@dataclass(frozen=True)
+class Section:
+    name: str
+    flags: str
+    size: int
+    alignment: int
 
 
-def start_up_sections(obj: Path) -> list[str]:
-    """The sections of `obj` whose entries run before or after `main`."""
-    sections = subprocess.run(
-        ["readelf", "-W", "-S", str(obj)], capture_output=True, text=True, timeout=60,
-        check=True,
-    ).stdout  # fmt: skip
-    found = []
-    for line in sections.splitlines():
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    section: str
+    """The index of its section."""
+    offset: int
+    size: int
+    binding: str
+
+
+@dataclass(frozen=True)
+class ObjectLayout:
+    """The sections, the variables (OBJECT symbols) and every symbol defined (as the linker names
+    them, whatever their linkage) of a kernel's object."""
+
+    sections: dict[str, Section]
+    variables: tuple[Variable, ...]
+    defined: frozenset[str]
+
+    def in_section(self, name: str) -> list[Variable]:
+        """The variables of every section called `name`, in their order there."""
+        return sorted(
+            (v for v in self.variables if self.sections[v.section].name == name),
+            key=lambda v: (int(v.section), v.offset),
+        )
+
+
+def read_object(obj: Path) -> ObjectLayout:
+    """`obj`'s sections and symbols: one run of `readelf -W -S -s` for every check of it."""
+    return read_layout(
+        subprocess.run(
+            ["readelf", "-W", "-S", "-s", str(obj)], capture_output=True, text=True, timeout=60,
+            check=True,
+        ).stdout
+    )  # fmt: skip
+
+
+def read_layout(listing: str) -> ObjectLayout:
+    """The sections and symbols `readelf -W -S -s` lists."""
+    sections: dict[str, Section] = {}
+    variables: list[Variable] = []
+    defined: set[str] = set()
+    for line in listing.splitlines():
         fields = line.replace("[ ", "[").split()
-        if len(fields) > 1 and fields[1].startswith(_INIT_SECTIONS):
-            found.append(fields[1])
-    return found
+        if len(fields) >= 10 and re.fullmatch(r"\[\d+\]", fields[0]):
+            # [Nr] Name Type Address Off Size ES [Flg] Lk Inf Al: no flags, no field
+            flags = fields[7] if len(fields) == 11 else ""
+            size, alignment = int(fields[5], 16), int(fields[-1])
+            sections[fields[0].strip("[]")] = Section(fields[1], flags, size, alignment)
+        elif len(fields) == 8 and fields[0].endswith(":") and fields[6] != "UND":
+            # Num: Value Size Type Bind Vis Ndx Name
+            defined.add(fields[7])
+            if fields[3] == "OBJECT" and fields[6].isdigit():
+                offset, size = int(fields[1], 16), int(fields[2], 0)
+                variables.append(Variable(fields[7], fields[6], offset, size, fields[4]))
+    known = tuple(v for v in variables if v.section in sections)
+    return ObjectLayout(sections, known, frozenset(defined))
 
 
-def trespass(obj: Path, checked: bool, display_name: str) -> str | None:
+def start_up_sections(layout: ObjectLayout) -> list[str]:
+    """The object's sections whose entries run before or after `main`."""
+    return [s.name for s in layout.sections.values() if s.name.startswith(_INIT_SECTIONS)]
+
+
+def trespass(layout: ObjectLayout, checked: bool, display_name: str) -> str | None:
     """Why the student's object runs code outside its kernel, None when it does not."""
     allowed = _SANITIZER_SECTIONS if checked else frozenset()
-    for section in start_up_sections(obj):
+    for section in start_up_sections(layout):
         if section not in allowed:
             return (
                 f"{display_name}: code that runs before or after the kernel ({section}: a "

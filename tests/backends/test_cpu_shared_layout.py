@@ -14,10 +14,10 @@ from grader.backends.cpu_shared_layout import (
     NvrtcShared,
     gpu_arrays,
     nvrtc_shared,
-    object_listing,
     readable,
     refusal,
 )
+from grader.backends.cpu_symbols import ObjectLayout, read_layout, read_object
 from grader.backends.cpu_unit import build_flags
 
 # as NVRTC 13 writes them (a char, a short[3], a float4[2], a double, an unnamed namespace's
@@ -72,8 +72,8 @@ def test_a_gpu_lays_arrays_out_in_order_each_at_its_own_alignment() -> None:
     ]  # fmt: skip
 
 
-def _listing(tmp_path: Path, code: str) -> str:
-    """`readelf` of `code` compiled as the CPU build compiles a kernel's unit (its section
+def _object(tmp_path: Path, code: str) -> ObjectLayout:
+    """The object of `code` compiled as the CPU build compiles a kernel's unit (its section
     attribute for `__shared__` variables, aligned at 4), without NVRTC."""
     unit = tmp_path / "unit.cpp"
     shared = 'static __attribute__((section("gg_shared"), aligned(4)))'
@@ -82,7 +82,7 @@ def _listing(tmp_path: Path, code: str) -> str:
     subprocess.run(
         ["g++", *build_flags(False), "-c", str(unit), "-o", str(obj)], check=True, timeout=60
     )
-    return object_listing(obj)
+    return read_object(obj)
 
 
 _KERNEL = "float *k(int n) { SHARED float terms[5]; return terms + n; }\n"
@@ -108,7 +108,7 @@ _NVRTC = NvrtcShared(("_ZZ1kiE5terms",), (20,), 4, (4,))
 def test_a_variable_g_plus_plus_keeps_outside_the_block_s_memory_is_refused(
     tmp_path: Path, code: str
 ) -> None:
-    why = refusal(_listing(tmp_path, _KERNEL + code), _NVRTC, "kernel.cu")
+    why = refusal(_object(tmp_path, _KERNEL + code), _NVRTC, "kernel.cu")
     assert "a variable that g++ does not place in the block's shared memory" in why, why
 
 
@@ -123,7 +123,7 @@ def test_an_array_nvrtc_declares_that_g_plus_plus_places_elsewhere_is_refused(
          "kernel_cu_69da1f474onesILi4EEE"),
         (20, 16), 4, (4, 4),
     )  # fmt: skip
-    why = refusal(_listing(tmp_path, _KERNEL + code), nvrtc, "kernel.cu")
+    why = refusal(_object(tmp_path, _KERNEL + code), nvrtc, "kernel.cu")
     assert "does not place in the block's shared memory (ones<4>)" in why, why
 
 
@@ -144,17 +144,17 @@ def test_an_array_nvrtc_declares_that_g_plus_plus_places_elsewhere_is_refused(
 def test_arrays_g_plus_plus_lays_out_otherwise_than_a_gpu_are_refused(
     tmp_path: Path, code: str, nvrtc: NvrtcShared
 ) -> None:
-    why = refusal(_listing(tmp_path, code), nvrtc, "kernel.cu")
+    why = refusal(_object(tmp_path, code), nvrtc, "kernel.cu")
     assert "__shared__ arrays that g++ lays out otherwise than a GPU" in why, why
 
 
 def test_the_arrays_nvrtc_declares_beside_device_variables_are_run(tmp_path: Path) -> None:
     # __device__ variables at namespace scope, with and without linkage, are no shared ones
     code = _KERNEL + "int launches;\nstatic int seen;\nint *use() { seen++; return &launches; }\n"
-    listing = _listing(tmp_path, code)
-    assert refusal(listing, _NVRTC, "kernel.cu") == ""
+    layout = _object(tmp_path, code)
+    assert refusal(layout, _NVRTC, "kernel.cu") == ""
     # and a PTX declaration this module cannot size refuses it, never counts for nothing
-    unread = refusal(listing, replace(_NVRTC, sizes=None), "kernel.cu")
+    unread = refusal(layout, replace(_NVRTC, sizes=None), "kernel.cu")
     assert "a __shared__ declaration in NVRTC's PTX the CPU backend can't read" in unread
 
 
@@ -190,7 +190,7 @@ def test_the_kernels_that_reach_shared_variables_are_found() -> None:
     # ptxas lays out each kernel's shared memory apart (red team, round 21): one that names an
     # array, and one that calls a function (which may), reach them; one that does neither not
     assert nvrtc_shared(_TWO_KERNELS).kernels == ("_Z5otherPf", "_Z12matmul_tiledPKfS0_Pfiii")
-    why = refusal("", nvrtc_shared(_TWO_KERNELS), "kernel.cu")
+    why = refusal(read_layout(""), nvrtc_shared(_TWO_KERNELS), "kernel.cu")
     assert "several kernels that reach __shared__ variables (other, matmul_tiled)" in why, why
 
 
@@ -223,5 +223,5 @@ def test_shared_variables_a_function_nvvm_kept_names_are_left_to_a_gpu() -> None
     shared = nvrtc_shared(_ONE_KERNEL_CALLING)
     assert shared.kernels == ("_Z12matmul_tiledPKfS0_Pfiii",)
     assert shared.functions == ("_Z10more_termsv",)
-    why = refusal("", shared, "kernel.cu")
+    why = refusal(read_layout(""), shared, "kernel.cu")
     assert "__shared__ variables in a function that NVRTC does not inline (more_terms:" in why
