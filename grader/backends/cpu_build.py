@@ -83,7 +83,15 @@ def build_error(stderr: str, display_name: str) -> str:
                 "__device__ functions that are not inline, and __constant__ ones all const or "
                 "none"
             )
-        if line.startswith(prefix) and "error" in line:
+        if line.startswith(prefix) and "[-Werror=sequence-point]" in line:
+            where = ":".join(line.split(":")[:2])
+            return (
+                f"{where}: a result that depends on the order its parts are evaluated in (a "
+                "variable changed in one argument of a call, or one operand, and used in "
+                "another): g++ evaluates a call's arguments right to left, NVRTC left to right; "
+                "compute them into variables of their own first"
+            )
+        if line.startswith(prefix) and " error:" in line:
             return line[:300]
     return "g++ failed outside your file (a construct the CPU runtime does not support?)"
 

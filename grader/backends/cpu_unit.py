@@ -101,12 +101,20 @@ division by zero each have a result on a GPU (PTX clamps the shift, saturates th
 and another, or a crash, on x86: cpu_failures leaves such a kernel to a GPU."""
 
 
+ORDER_ERRORS = "-Werror=sequence-point"
+"""g++'s warning of an expression whose result depends on the order its parts are evaluated in
+(`f(k++, k++)`, `a[k] * b[k++]`), made an error in the kernel's unit: g++ evaluates a call's
+arguments right to left, NVRTC left to right, so the two compilers run different programs (red
+team, round 25). The build's `-w` would hide it: the kernel's unit goes without."""
+
+
 def kernel_unit_flags(checked: bool) -> list[str]:
-    """g++'s flags for the kernel's unit: the build's, its UBSan checks (FAST_CHECKS), and no
-    directory of the system's headers."""
+    """g++'s flags for the kernel's unit: the build's (its warnings shown: ORDER_ERRORS), its
+    UBSan checks (FAST_CHECKS), and no directory of the system's headers."""
     checks = ["float-cast-overflow"] if checked else list(FAST_CHECKS)
     sanitize = [f"-fsanitize={','.join(checks)}", "-fno-sanitize-recover=all"] if checks else []
-    return [*build_flags(checked), *sanitize, "-nostdinc"]
+    flags = [flag for flag in build_flags(checked) if flag != "-w"]
+    return [*flags, ORDER_ERRORS, *sanitize, "-nostdinc"]
 
 
 @functools.cache

@@ -349,3 +349,15 @@ def test_a_b_and_c_are_aligned_in_both_builds_as_on_a_gpu(small_course: Path) ->
     # rows through a 32-byte-aligned type could fail its alignment check (red team, round 24)
     report = graded_as_ex1(small_course, (ROUND_24 / "aligned_as_on_a_gpu.cu").read_text())
     assert report.passed and not report.needs_gpu, [(c.name, c.message) for c in report.checks]
+
+
+ROUND_25 = ROOT / "tests/data/gpu_tells/round25"
+
+
+def test_a_result_that_depends_on_the_order_of_evaluation_is_left_to_a_gpu(
+    small_course: Path,
+) -> None:
+    # g++ evaluates a call's arguments right to left, NVRTC left to right (red team, round 25):
+    # where g++ sees a variable changed in one argument and used in another, it is left to a GPU
+    why = "kernel.cu:17: a result that depends on the order its parts are evaluated in"
+    assert_left_to_a_gpu(small_course, ROUND_25 / "eval_order_accidental.cu", why)
