@@ -181,8 +181,10 @@ def _chosen(
 
 _WRITES = frozenset({"work", "lanes", "secret.key", "feedback", "gradebook.csv", "summary.md",
                      "performance_scores.csv", "results.sqlite", "results.sqlite-wal",
-                     "results.sqlite-shm"})  # fmt: skip
-"""What a batch writes in its output folder (a run stopped early may have left some of them)."""
+                     "results.sqlite-shm", "results.sqlite-journal"})  # fmt: skip
+"""What a batch writes in its output folder (a run stopped early may have left some of them: a
+run killed while it created the results, before they turned to WAL, leaves SQLite's rollback
+journal, which the next run's SQLite needs to roll that back)."""
 _OUTPUTS = frozenset({"feedback", "gradebook.csv", "summary.md", "performance_scores.csv"})
 
 

@@ -54,6 +54,19 @@ def test_a_folder_of_other_files_or_one_inside_the_submissions_is_refused(
     assert not (submissions / "results").exists()
 
 
+def test_a_run_killed_while_it_created_its_results_is_resumed(
+    small_course: Path, tmp_path: Path
+) -> None:
+    # killed while SQLite created results.sqlite (before it turned to WAL), a run leaves its
+    # rollback journal beside it: --resume refused the folder as one "no batch wrote" (a test
+    # that kills batches at random moments met it once)
+    submissions, out = _submissions(tmp_path / "submissions"), tmp_path / "out"
+    assert run_grader(_batch(small_course, submissions, out, "--exercise", "ex1")).returncode == 0
+    (out / "results.sqlite-journal").write_bytes(b"")
+    again = run_grader(_batch(small_course, submissions, out, "--exercise", "ex1", "--resume"))
+    assert again.returncode == 0, again.stderr
+
+
 def test_a_run_of_another_exercise_keeps_the_earlier_ones_and_the_term_goes_elsewhere(
     small_course: Path, tmp_path: Path
 ) -> None:
