@@ -27,7 +27,7 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from grader.backends import cpu_unit
     from grader.backends.compiler import CompiledKernel, compile_kernel
-    from grader.backends.cpu import check_toolchain, cpu_seconds
+    from grader.backends.cpu import check_toolchain, cpu_seconds, request_fields
     from grader.backends.cpu_build import build
     from grader.backends.cpu_session import Session
     from grader.checks.correctness import draw_inputs, make_launch
@@ -67,10 +67,7 @@ def main() -> int:
         try:
             for index in range(ROUNDS):
                 for name, session in sessions.items():
-                    fields = [
-                        launch.m, launch.k, launch.n, launch.offset, *launch.geometry.grid,
-                        *launch.geometry.block, index % 3, index + 1, 0,
-                    ]  # fmt: skip
+                    fields = [*request_fields(launch, index), 0]
                     start = time.perf_counter()
                     session.launch(
                         [str(x) for x in fields], (launch.a, launch.b, launch.c),

@@ -91,7 +91,7 @@ def program_floor(exercise_id: str) -> float:
     the sandboxed program the grader runs, with nothing else of the grader in the timing."""
     sys.path.insert(0, str(ROOT))
     from grader.backends.compiler import CompiledKernel, compile_kernel
-    from grader.backends.cpu import CHECKED_LIMIT, check_toolchain, cpu_seconds
+    from grader.backends.cpu import CHECKED_LIMIT, check_toolchain, cpu_seconds, request_fields
     from grader.backends.cpu_build import build
     from grader.backends.cpu_session import Session
     from grader.checks.correctness import draw_inputs, make_launch
@@ -125,10 +125,7 @@ def program_floor(exercise_id: str) -> float:
                 program = programs.checked if checked else programs.fast
                 sessions[checked] = Session(program.path, checked)
             for _ in range(planned.case.repeat):
-                fields = [
-                    launch.m, launch.k, launch.n, launch.offset, *launch.geometry.grid,
-                    *launch.geometry.block, launches % 3, launches + 1, int(checked),
-                ]  # fmt: skip
+                fields = [*request_fields(launch, launches), int(checked)]
                 launches += 1
                 start = time.perf_counter()
                 sessions[checked].launch(

@@ -240,8 +240,8 @@ def static_elsewhere(layout: ObjectLayout) -> str | None:
     memory outside the block's shared memory and the `__constant__` variables, None where there
     is none. Such a variable is one copy for every block: where it is an escaped `__shared__` one,
     NVRTC names it otherwise when it has internal linkage (`_INTERNAL_<hash>`) (red team, rounds
-    18 and 19). A `__device__` variable at namespace
-    scope is neither (`_ZZ` names a function's static; a template's is UNIQUE, in a group)."""
+    18 and 19). A `__device__` variable at namespace scope is neither (`_ZZ` names a function's
+    static; a template's is UNIQUE, in a group)."""
     for variable in layout.variables:
         section = layout.sections[variable.section]
         writable = "W" in section.flags and not section.name.startswith(".data.rel.ro")

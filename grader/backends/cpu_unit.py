@@ -51,8 +51,8 @@ _EXTERN_SHARED = re.compile(
 NOT_SANITIZED = ("signed-integer-overflow", "pointer-overflow", "shift-base")
 """UBSan checks the checked build leaves out, as a GPU has no such error: its integers and
 addresses wrap (a kernel whose `int` wraps passes on an H100; a negative one shifted left is
-PTX's `shl` of its bits), and only an access outside
-memory faults, which AddressSanitizer, the buffers' fences and the shared memory's guards catch.
+PTX's `shl` of its bits), and only an access outside memory faults, which AddressSanitizer,
+the buffers' fences and the shared memory's guards catch.
 Left in, they failed a kernel the GPU passes. (object-size stays: an access through a pointer
 past the end of the `__shared__` array it came from. It fails some kernels a GPU passes, one
 that reads from one array into the next, but it is the only check that sees past the arrays of
